@@ -1,0 +1,54 @@
+# torch.compile, hands-on. `make help` lists the targets; `make lab` and `make test` are all a newcomer needs.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV ?= .venv
+# Override to pin a build, e.g. `make test TORCH=torch==2.13.0` (CI does, to keep the CPU wheel).
+TORCH ?= torch>=2.6
+KERNEL_NAME := torch-compile-course
+ARGS ?=
+NOTEBOOKS ?=
+SIZE ?= auto
+DEVICE ?= auto
+RELEASE_DIR ?= exercises
+PYTEST_ARGS ?=
+
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.course-installed
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: help env lab test lint strip exercises check clean
+
+help: ## list every target with what it does
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL_NAME) --display-name "Python (torch.compile course)"
+	touch $(STAMP)
+
+env: $(STAMP) ## create the .venv environment if it is missing (lab and test do this for you)
+
+lab: $(STAMP) ## open JupyterLab at lessons/ (ARGS=--no-browser on a server)
+	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/lessons $(ALLOW_ROOT) $(ARGS)
+
+test: lint ## run the whole CPU test suite (creates the environment if missing)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP) ## ruff over the package, the tests and the notebooks
+	$(BIN)/ruff check .
+
+strip: $(STAMP) ## remove outputs, counts and local metadata from notebooks (NOTEBOOKS=... to pick)
+	$(BIN)/python -m autograder.notebooks strip $(NOTEBOOKS)
+
+exercises: $(STAMP) ## regenerate exercises/ from solutions/ with nbgrader (RELEASE_DIR=... to put them elsewhere)
+	$(BIN)/python -m autograder.release $(RELEASE_DIR)
+
+check: $(STAMP) ## execute every lesson and solution with papermill (SIZE=smoke|full, DEVICE=cpu|cuda, NOTEBOOKS=...)
+	$(BIN)/python -m autograder.run_notebooks --size $(SIZE) --device $(DEVICE) $(NOTEBOOKS)
+
+clean: ## delete executed notebooks and caches (keeps .venv; `rm -rf .venv` for a fresh start)
+	rm -rf build .pytest_cache .ruff_cache

@@ -1,0 +1,85 @@
+"""Notebook hygiene: committed notebooks carry no outputs, execution counts, widget state or local kernel names.
+
+    python -m autograder.notebooks strip [PATH ...]   # rewrite in place (default: every course notebook)
+    python -m autograder.notebooks check [PATH ...]   # exit 1 and name each unclean notebook
+
+nbgrader cell metadata and cell tags (``parameters`` for papermill) survive stripping.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOK_DIRS = ("lessons", "solutions", "exercises")
+KEEP_CELL_METADATA = ("nbgrader", "tags", "editable", "deletable")
+# A generic kernel name, so a notebook runs under whatever Python kernel the reader has.
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+FIX_COMMAND = "make strip"
+
+
+def course_notebooks(root: Path = REPO) -> list[Path]:
+    """Every committed course notebook, sorted, checkpoints excluded."""
+    found = []
+    for folder in NOTEBOOK_DIRS:
+        found += [p for p in (root / folder).rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts]
+    return sorted(found)
+
+
+def strip(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Return ``nb`` without outputs, counts or local metadata (modified in place)."""
+    nb.metadata = nbformat.from_dict({"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}})
+    for cell in nb.cells:
+        cell.metadata = nbformat.from_dict(
+            {k: cell.metadata[k] for k in KEEP_CELL_METADATA if k in cell.metadata}
+        )
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    return nb
+
+
+def canonical_text(nb: nbformat.NotebookNode) -> str:
+    """The exact text a clean notebook has on disk."""
+    return nbformat.writes(strip(nb)) + "\n"
+
+
+def is_clean(path: Path) -> bool:
+    text = Path(path).read_text(encoding="utf-8")
+    return text == canonical_text(nbformat.reads(text, as_version=4))
+
+
+def strip_file(path: Path) -> bool:
+    """Strip ``path`` in place; return True when it changed."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    clean = canonical_text(nbformat.reads(text, as_version=4))
+    if clean != text:
+        path.write_text(clean, encoding="utf-8")
+        return True
+    return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.notebooks", description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["strip", "check"])
+    parser.add_argument("paths", nargs="*", type=Path, help="notebooks (default: every course notebook)")
+    args = parser.parse_args(argv)
+    paths = args.paths or course_notebooks()
+    if args.command == "strip":
+        for path in paths:
+            if strip_file(path):
+                print(f"stripped {path}")
+        return 0
+    unclean = [p for p in paths if not is_clean(p)]
+    for path in unclean:
+        print(f"{path}: has outputs, execution counts or local metadata; fix with `{FIX_COMMAND}`")
+    return 1 if unclean else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""Generate the student versions (exercises/) from the single source (solutions/) with nbgrader.
+
+    python -m autograder.release [RELEASE_DIR]      # what `make exercises` runs; default exercises/
+
+Runs nbgrader's own `generate_assignment` for every assignment folder in solutions/, then strips the
+generated notebooks so they are byte-for-byte what is committed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from autograder.notebooks import REPO, strip_file
+
+SOURCE = REPO / "solutions"
+
+
+def assignments(source: Path = SOURCE) -> list[str]:
+    """Assignment ids: the folders of solutions/ that hold a notebook."""
+    return sorted(p.name for p in source.iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
+
+
+def generate(release_dir: Path, db_url: str | None = None) -> list[Path]:
+    """Run nbgrader generate_assignment for every assignment into ``release_dir``; return the notebooks."""
+    release_dir = Path(release_dir).resolve()
+    env = dict(os.environ)
+    # nbgrader shells out to `alembic` for its gradebook; make sure this interpreter's scripts are on PATH.
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    with tempfile.TemporaryDirectory() as scratch:
+        db = db_url or f"sqlite:///{scratch}/gradebook.db"
+        for name in assignments():
+            cmd = [
+                sys.executable, "-m", "nbgrader", "generate_assignment", name, "--force", "--quiet",
+                f"--CourseDirectory.release_directory={release_dir}", f"--CourseDirectory.db_url={db}",
+            ]
+            proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{proc.stdout}\n{proc.stderr}")
+    notebooks = sorted(release_dir.glob("*/*.ipynb"))
+    for nb in notebooks:
+        strip_file(nb)
+    return notebooks
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    release_dir = Path(argv[0]) if argv else REPO / "exercises"
+    for nb in generate(release_dir):
+        print(f"generated {nb}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""Execute course notebooks headless with papermill (what `make check` and the notebook tests run).
+
+    python -m autograder.run_notebooks [--size smoke|full|auto] [--device auto|cpu|cuda] [NOTEBOOK ...]
+
+Every lesson and solution notebook has a ``parameters`` cell with DEVICE and SIZE; papermill injects the
+values given here. Executed copies go to build/notebooks/ (git-ignored); the sources are never touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+OUT_DIR = REPO / "build" / "notebooks"
+KERNEL = "python3"
+
+
+def runnable_notebooks(root: Path = REPO) -> list[Path]:
+    """Lessons and reference solutions: the notebooks that must run top to bottom without error.
+
+    (Student versions in exercises/ are meant to fail until the student fills them in.)
+    """
+    return sorted((root / "lessons").glob("*.ipynb")) + sorted((root / "solutions").glob("*/*.ipynb"))
+
+
+class NotebookFailed(RuntimeError):
+    """A notebook raised; the message names the notebook, the cell and the error."""
+
+
+def run_notebook(path: Path, *, size: str = "auto", device: str = "auto", out_dir: Path = OUT_DIR,
+                 timeout: int = 900, extra_parameters: dict | None = None) -> Path:
+    """Execute ``path`` with papermill; return the executed copy's path or raise NotebookFailed."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    path = Path(path).resolve()
+    rel = path.relative_to(REPO) if path.is_relative_to(REPO) else Path(path.name)
+    out = Path(out_dir) / rel
+    out.parent.mkdir(parents=True, exist_ok=True)
+    parameters = {"DEVICE": device, "SIZE": size, **(extra_parameters or {})}
+    try:
+        papermill.execute_notebook(
+            str(path), str(out), parameters=parameters, kernel_name=KERNEL, cwd=str(path.parent),
+            execution_timeout=timeout, progress_bar=False, log_output=False,
+        )
+    except PapermillExecutionError as err:
+        raise NotebookFailed(
+            f"{rel}: cell {err.cell_index} (execution count {err.exec_count}) raised "
+            f"{err.ename}: {err.evalue}\n  executed copy with the traceback: {out}"
+        ) from None
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.run_notebooks", description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every lesson and solution")
+    parser.add_argument("--size", default="auto", choices=["auto", "smoke", "full"])
+    parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    parser.add_argument("--out", type=Path, default=OUT_DIR)
+    parser.add_argument("--timeout", type=int, default=900, help="seconds per cell")
+    args = parser.parse_args(argv)
+    failures = []
+    for nb in args.notebooks or runnable_notebooks():
+        start = time.perf_counter()
+        try:
+            run_notebook(nb, size=args.size, device=args.device, out_dir=args.out, timeout=args.timeout)
+            print(f"ok      {nb}  ({time.perf_counter() - start:.1f} s)", flush=True)
+        except NotebookFailed as err:
+            failures.append(nb)
+            print(f"FAILED  {err}", flush=True)
+    if failures:
+        print(f"{len(failures)} notebook(s) failed", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""exercises/ is generated from solutions/ by nbgrader and never edited by hand."""
+
+import filecmp
+
+import pytest
+from conftest import REPO, run_make
+from nbgrader.validator import Validator
+
+from autograder.release import assignments
+
+
+@pytest.fixture(scope="module")
+def regenerated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("release")
+    result = run_make("exercises", f"RELEASE_DIR={out}")
+    assert result.returncode == 0, f"`make exercises` failed:\n{result.stdout}\n{result.stderr}"
+    return out
+
+
+def _files(root):
+    return sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file() and ".ipynb_checkpoints" not in p.parts)
+
+
+def test_every_solution_has_a_student_version(regenerated):
+    assert assignments(), "solutions/ holds no assignment"
+    assert _files(regenerated) == _files(REPO / "exercises"), (
+        "exercises/ and solutions/ hold different files: run `make exercises` and commit the result"
+    )
+
+
+def test_exercises_are_exactly_what_nbgrader_generates(regenerated):
+    for rel in _files(regenerated):
+        assert filecmp.cmp(regenerated / rel, REPO / "exercises" / rel, shallow=False), (
+            f"exercises/{rel} differs from what solutions/ generates: run `make exercises` and commit the "
+            "result (never edit exercises/ by hand)"
+        )
+
+
+def test_student_versions_contain_no_solution_or_hidden_test(regenerated):
+    for nb in regenerated.rglob("*.ipynb"):
+        text = nb.read_text()
+        for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS"):
+            assert marker not in text, f"{nb.name} still contains {marker}"
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("name", assignments())
+def test_solution_passes_and_untouched_exercise_fails_nbgrader_validation(name):
+    # `nbgrader validate` exits 0 even on failure (FACTS.md), so use its Validator API.
+    validator = Validator()
+    solution = validator.validate(str(REPO / "solutions" / name / f"{name}.ipynb"))
+    assert not solution.get("failed") and not solution.get("type_changed"), solution
+    validator = Validator(invert=True)
+    stub = validator.validate(str(REPO / "exercises" / name / f"{name}.ipynb"))
+    assert not stub.get("changed"), f"exercises/{name} was edited by hand: run `make exercises`"
+    assert not stub.get("passed"), f"the untouched exercise {name} passes a graded cell: {stub['passed']}"

@@ -1,0 +1,46 @@
+"""Every lesson and reference solution runs top to bottom, headless, on CPU at smoke size (papermill)."""
+
+import nbformat
+import pytest
+from conftest import REPO, run_make
+
+from autograder.notebooks import strip
+from autograder.run_notebooks import NotebookFailed, run_notebook, runnable_notebooks
+
+NOTEBOOKS = runnable_notebooks()
+ALL = NOTEBOOKS + sorted((REPO / "exercises").glob("*/*.ipynb"))
+
+
+def _id(path):
+    return str(path.relative_to(REPO))
+
+
+@pytest.mark.parametrize("path", ALL, ids=_id)
+def test_notebook_has_a_parameters_cell_with_device_and_size(path):
+    nb = nbformat.read(path, as_version=4)
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(cells) == 1, f"{_id(path)} needs exactly one cell tagged 'parameters'"
+    assert "DEVICE =" in cells[0].source and "SIZE =" in cells[0].source
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_id)
+def test_notebook_runs_on_cpu_at_smoke_size(path, tmp_path):
+    run_notebook(path, size="smoke", device="cpu", out_dir=tmp_path)
+
+
+def test_a_failing_notebook_is_reported_with_its_cell_and_error(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('DEVICE = "auto"\nSIZE = "auto"')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("raise ValueError('boom')")]
+    path = tmp_path / "broken.ipynb"
+    nbformat.write(strip(nb), path)
+    with pytest.raises(NotebookFailed, match=r"broken.ipynb: cell 3 .*ValueError: boom"):
+        run_notebook(path, out_dir=tmp_path / "out", size="smoke", device="cpu")
+
+
+def test_make_check_runs_the_named_notebooks():
+    result = run_make("check", "SIZE=smoke", "DEVICE=cpu", "NOTEBOOKS=lessons/00_start_here.ipynb")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ok      lessons/00_start_here.ipynb" in result.stdout

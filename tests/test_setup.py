@@ -1,0 +1,79 @@
+"""The two-command setup: one environment, declared twice (pip and conda) and kept in sync."""
+
+import re
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    from pip._vendor import tomli as tomllib
+
+import yaml
+from conftest import REPO, run_make
+
+# conda-forge spells one package differently from PyPI.
+CONDA_TO_PIP = {"pytorch": "torch"}
+
+
+def _pip_requirements() -> dict[str, str]:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    reqs = project["dependencies"] + project["optional-dependencies"]["dev"]
+    return dict(re.match(r"([A-Za-z0-9_.-]+)(.*)", r).groups() for r in reqs)
+
+
+def _conda_requirements() -> dict[str, str]:
+    deps = yaml.safe_load((REPO / "environment.yml").read_text())["dependencies"]
+    found = {}
+    for dep in deps:
+        if isinstance(dep, str):
+            name, spec = re.match(r"([A-Za-z0-9_.-]+)(.*)", dep).groups()
+            if name not in ("python", "pip"):
+                found[CONDA_TO_PIP.get(name, name)] = spec
+    return found
+
+
+def test_pyproject_and_environment_yml_declare_the_same_dependencies():
+    assert _conda_requirements() == _pip_requirements(), (
+        "environment.yml and pyproject.toml have drifted: give both the same packages and version bounds"
+    )
+
+
+def test_python_bounds_agree():
+    pip_bound = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["requires-python"]
+    conda = yaml.safe_load((REPO / "environment.yml").read_text())["dependencies"]
+    assert f"python{pip_bound}" in conda
+
+
+def test_course_requires_torch_2_6_or_newer_and_the_jupyter_stack():
+    reqs = _pip_requirements()
+    assert reqs["torch"] == ">=2.6"
+    assert {"jupyterlab", "nbgrader", "matplotlib", "ipywidgets", "papermill"} <= reqs.keys()
+
+
+def test_layout_is_the_one_course_md_fixes():
+    for path in ["README.md", "Makefile", "environment.yml", "pyproject.toml", "nbgrader_config.py",
+                 ".ci/run", "lessons", "solutions", "exercises", "autograder/__init__.py", "tests"]:
+        assert (REPO / path).exists(), f"{path} is missing"
+
+
+def test_make_help_lists_every_target_with_one_line():
+    targets = set(re.findall(r"^([a-z-]+):", (REPO / "Makefile").read_text(), flags=re.M))
+    out = run_make("help").stdout
+    listed = set(re.findall(r"make (\S+)", out))
+    assert listed == targets, f"targets without a `## description`: {targets - listed}"
+    assert all(len(line.split(None, 2)) == 3 for line in out.strip().splitlines())
+
+
+def test_torch_requirement_can_be_overridden():
+    out = run_make("-n", "-B", "env", "TORCH=torch==2.6.0").stdout
+    assert 'pip install --quiet "torch==2.6.0"' in out
+
+
+def test_environment_is_not_rebuilt_when_it_exists():
+    # The stamp is newer than pyproject.toml, so make has nothing to do for the environment.
+    out = run_make("-n", "env").stdout
+    assert "pip install" not in out, out
+
+
+def test_ci_installs_cpu_torch_before_anything_else():
+    ci = (REPO / ".ci/run").read_text()
+    assert "PIP_CONSTRAINT" in ci and 'make test TORCH="torch==2.13.0"' in ci
