@@ -1,0 +1,18 @@
+"""The registry of exercises: id -> spec. Each spec lives in its own module (ex01_eager_mode.py, ...)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.exercises import ex01_eager_mode
+from autograder.exercises.spec import Exercise
+
+EXERCISES: dict[str, Exercise] = {e.id: e for e in (ex01_eager_mode.EXERCISE,)}
+SUBMISSIONS = Path(__file__).parent / "submissions"
+
+
+def get_exercise(exercise_id: str) -> Exercise:
+    try:
+        return EXERCISES[exercise_id]
+    except KeyError:
+        raise KeyError(f"unknown exercise {exercise_id!r}; known: {', '.join(EXERCISES)}") from None

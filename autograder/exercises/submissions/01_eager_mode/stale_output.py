@@ -1,0 +1,10 @@
+# Known wrong: compiled, but returns a cached result for an input of a shape it has seen.
+_compiled = torch.compile(gelu_bias_chain)  # noqa: F821
+_cache = {}
+
+
+def fast_gelu_bias(x, bias):
+    key = tuple(x.shape)
+    if key not in _cache:
+        _cache[key] = _compiled(x, bias)
+    return _cache[key]

@@ -1,0 +1,84 @@
+"""What the exercise notebooks call: graded test cells and the self-check result card.
+
+* ``grade_cell(EXERCISE, CHECK, globals())`` in each graded test cell. Under ``nbgrader autograde``
+  (``NBGRADER_EXECUTION=autograde``) it grades the submitted notebook file in an isolated subprocess,
+  once per notebook, and reports this cell's check; elsewhere (self-study, ``nbgrader validate``,
+  papermill) it grades the live functions in this kernel with the same protocol, once per set of
+  definitions. It raises on failure, so nbgrader and papermill see the failure.
+* ``check(EXERCISE, globals())`` grades everything and shows a result card.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from autograder.correctness import CheckFailed, grading_secret
+from autograder.exercises import get_exercise
+from autograder.grader import PASSED, SKIPPED, Report, grade_namespace
+
+SKIP_ENV = "COURSE_ALLOW_SKIP"  # CI sets it: speed checks that need a GPU may be skipped on a CPU
+_cache: dict = {}
+
+
+def skip_allowed() -> bool:
+    return os.environ.get(SKIP_ENV) == "1"
+
+
+def _entry_points(exercise_id: str, namespace: dict) -> tuple:
+    return tuple(namespace.get(name) for name in get_exercise(exercise_id).entry_points)
+
+
+def report_for(exercise_id: str, namespace: dict, progress=None) -> Report:
+    """Grade once per notebook (autograde) or per set of definitions (live), then reuse the report."""
+    if os.environ.get("AUTOGRADER_WORKER"):
+        raise RuntimeError("a graded test cell ran inside the grader: the notebook's test cells were altered")
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+        from autograder.isolation import grade_file
+
+        path = Path.cwd() / f"{exercise_id}.ipynb"
+        key = ("file", str(path), path.stat().st_mtime if path.exists() else None)
+        if key not in _cache:
+            timeout = float(os.environ.get("COURSE_SUBMISSION_TIMEOUT", "600"))
+            _cache[key] = grade_file(exercise_id, path, timeout=timeout, allow_skip=skip_allowed())
+        return _cache[key]
+    # Live: regrade whenever the learner redefines an entry point (cached objects are compared by identity).
+    objects = _entry_points(exercise_id, namespace)
+    cached = _cache.get(exercise_id)
+    if cached is None or any(a is not b for a, b in zip(cached[0], objects, strict=True)):
+        cached = _cache[exercise_id] = (objects, grade_namespace(exercise_id, namespace, allow_skip=skip_allowed(),
+                                                                 progress=progress))
+    return cached[1]
+
+
+def grade_cell(exercise_id: str, check_id: str, namespace: dict) -> None:
+    """Report one check; raise CheckFailed unless it passed (or was skipped where skipping is allowed)."""
+    result = report_for(exercise_id, namespace).result(check_id)
+    print(result.line())
+    if result.status == PASSED or (result.status == SKIPPED and skip_allowed()):
+        return
+    raise CheckFailed(result.message, result.hint)
+
+
+def hidden_check(exercise_id: str, check_id: str, namespace: dict) -> None:
+    """Run a check again on inputs drawn from a different, secret-derived stream (nbgrader hidden tests)."""
+    report = grade_namespace(exercise_id, namespace, allow_skip=skip_allowed(), only=[check_id],
+                             secret=grading_secret() + "|hidden")
+    result = report.result(check_id)
+    print("hidden test: " + result.line())
+    if result.status != PASSED:
+        raise CheckFailed(result.message, result.hint)
+
+
+def check(exercise_id: str, namespace: dict) -> Report | None:
+    """Grade every check now and show the result card (widgets where available, text otherwise)."""
+    from autograder import display
+
+    if os.environ.get("AUTOGRADER_WORKER") or os.environ.get("NBGRADER_EXECUTION"):
+        return None  # grading runs its own checks; the self-check card is for learners
+
+    bar = display.Progress(f"Grading {exercise_id}")
+    report = report_for(exercise_id, namespace, progress=bar.update)
+    bar.close()
+    display.show_report(report, get_exercise(exercise_id))
+    return report
