@@ -20,6 +20,7 @@ _isclose = torch.isclose
 _isfinite = torch.isfinite
 _equal = torch.equal
 _Tensor = torch.Tensor
+_sum = torch.sum
 
 SECRET_ENV = "COURSE_GRADING_SECRET"
 PUBLIC_SECRET = "public-self-study-seed"
@@ -118,6 +119,15 @@ def check_not_mutated(args: Sequence, before: Sequence, name: str) -> None:
                               "`out=x`)")
 
 
+def _fingerprint(out) -> tuple:
+    """Immutable Python numbers summarising (nested) tensors."""
+    if isinstance(out, _Tensor):
+        return (float(_sum(out.detach(), dtype=torch.float64)), tuple(out.shape))
+    if isinstance(out, (tuple, list)):
+        return tuple(_fingerprint(o) for o in out)
+    return (out,)
+
+
 @dataclass
 class Case:
     """One correctness trial: a name for messages and the inputs."""
@@ -138,6 +148,7 @@ def run_trials(candidate: Callable, reference: Callable, cases: Sequence[Case], 
     pending = None
     for case in cases:
         expected = reference(*[a.clone() if isinstance(a, _Tensor) else a for a in case.args])
+        expected_sum = _fingerprint(expected)
         before = snapshot(case.args)
         try:
             raw = candidate(*case.args)
@@ -145,6 +156,9 @@ def run_trials(candidate: Callable, reference: Callable, cases: Sequence[Case], 
             raise
         except Exception as err:
             raise CheckFailed(f"{name} raised {type(err).__name__} on {case.name}: {err}") from err
+        if _fingerprint(expected) != expected_sum:
+            raise CheckFailed("the grader's expected output changed while your code ran (something reached into "
+                              "the grader's memory, e.g. through gc)", "a submission must not touch the grader")
         check_not_mutated(case.args, before, name)
         out = clone_outputs(raw)
         check_outputs(out, expected, tol, f"{name}(...) on {case.name}")

@@ -150,6 +150,21 @@ def patched_functions() -> list[str]:
     return [name for name, obj in _TRUSTED.items() if now[name] is not obj]
 
 
+def submission_threads() -> list[str]:
+    """Live threads running code the submission defined (background work, GPU load on the side)."""
+    import threading
+
+    from autograder.submission import SUBMISSION_FILE
+
+    found = []
+    for thread in threading.enumerate():
+        target = getattr(thread, "_target", None)
+        code = getattr(target, "__code__", None)
+        if code is not None and code.co_filename == SUBMISSION_FILE:
+            found.append(thread.name)
+    return found
+
+
 def changed_settings(before: dict, after: dict) -> list[str]:
     return [f"{k}: {before[k]!r} -> {after.get(k)!r}" for k in before if after.get(k) != before[k]]
 
@@ -190,6 +205,11 @@ class GradeContext:
         if patched:
             raise CheckFailed(f"your code replaced functions the grader relies on: {', '.join(patched)}",
                               "do not patch timers, synchronize or comparison functions")
+        threads = submission_threads()
+        if threads:
+            raise CheckFailed(f"your code left background threads running ({', '.join(threads)}); their work is "
+                              "invisible to the checks and competes with the baseline",
+                              "compute each result inside the call that returns it")
         changes = changed_settings(self.state_before, fingerprint())
         if changes:
             raise CheckFailed(
@@ -237,6 +257,7 @@ def run_check(check, namespace: dict, ctx: GradeContext) -> CheckResult:
         return result(FAILED, f"no function named {', '.join(missing)} was defined",
                       "define it with exactly this name (the checks look it up by name)")
     try:
+        ctx.assert_state_unchanged()  # before too: what the submission did while loading counts
         outcome = check.run(namespace, ctx)
         message, details = outcome if isinstance(outcome, tuple) else (outcome, {})
         ctx.assert_state_unchanged()
@@ -252,7 +273,9 @@ def run_check(check, namespace: dict, ctx: GradeContext) -> CheckResult:
     except torch.cuda.OutOfMemoryError as err:
         return result(FAILED, f"ran out of GPU memory: {str(err).splitlines()[0]}",
                       "free what you keep alive (caches, references to outputs)")
-    except Exception as err:
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException as err:  # SystemExit too: a submission's sys.exit() is its failure, not the grader's
         tb = traceback.extract_tb(err.__traceback__)
         where = next((f"{f.filename}:{f.lineno}" for f in reversed(tb) if "autograder" not in f.filename), "")
         return result(FAILED, f"your code raised {type(err).__name__}: {err}" + (f" (at {where})" if where else ""),

@@ -54,7 +54,7 @@ def failed_report(exercise_id: str, message: str, hint: str = "", seconds: float
 
 def grade_file(exercise_id: str, path: str | Path, *, timeout: float = DEFAULT_TIMEOUT_S, allow_skip: bool = False,
                overrides: list[str | Path] = (), device: str | None = None, secret: str | None = None,
-               cpu_gate: float | None = None) -> Report:
+               cpu_gate: float | None = None, only: list[str] | None = None) -> Report:
     """Grade the notebook or .py at ``path`` in a subprocess. ``overrides`` are .py files executed after it
     (how the known-wrong approaches and red-team cheats are built on top of the reference solution)."""
     get_exercise(exercise_id)  # unknown ids fail here, in the caller, with the list of known ones
@@ -66,7 +66,7 @@ def grade_file(exercise_id: str, path: str | Path, *, timeout: float = DEFAULT_T
         request = {"token": token, "exercise": exercise_id, "path": str(Path(path).resolve()),
                    "overrides": [str(Path(o).resolve()) for o in overrides], "allow_skip": allow_skip,
                    "secret": secret or grading_secret(), "device": device, "report": str(report_path),
-                   "cpu_gate": cpu_gate}
+                   "cpu_gate": cpu_gate, "only": only}
         env = {k: v for k, v in os.environ.items() if k not in (SECRET_ENV, "NBGRADER_EXECUTION")}
         env["AUTOGRADER_WORKER"] = "1"
         child = subprocess.Popen([sys.executable, "-m", "autograder.isolation"], stdin=subprocess.PIPE,
@@ -127,7 +127,8 @@ def _child() -> int:
         namespace = load_namespace(*sources)
         report = grade_namespace(exercise_id, namespace, device=request["device"],
                                  allow_skip=request["allow_skip"], secret=request["secret"],
-                                 state_before=state_before, cpu_gate=request["cpu_gate"])
+                                 state_before=state_before, cpu_gate=request["cpu_gate"],
+                                 only=request["only"])
     except SubmissionError as err:
         report = failed_report(exercise_id, str(err), "", 0.0, request["allow_skip"])
     payload = {"token": request["token"], "report": json.loads(report.to_json())}

@@ -1,8 +1,15 @@
 """The speed check every exercise uses: interleaved timing against the baseline, timed outputs checked,
-a pass / fail / inconclusive verdict, and a diagnosis when it is slow."""
+a pass / fail / inconclusive verdict, the distance to the hardware's limit, and a diagnosis when slow.
+
+Against memoisation: before each timed block of the candidate the inputs get new values in the same
+tensors (same ``data_ptr``, ``id``), so a cache keyed on identity returns stale results, which the check
+of one randomly chosen call per block catches. A cache keyed on ``_version`` or on content skips work
+inside a block: for memory-bound exercises that shows up as "faster than the GPU's memory allows".
+"""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 
@@ -11,46 +18,76 @@ import torch
 from autograder.correctness import CheckFailed, Tolerance, check_outputs
 from autograder.diagnosis import diagnose_speed
 from autograder.grader import GradeContext, Inconclusive
-from autograder.timing import clone_outputs, compare
+from autograder.timing import compare, format_seconds, synchronize
 
-_double = torch.Tensor.double
-_sum = torch.Tensor.sum
-_abs = torch.Tensor.abs
+_sum = torch.sum
+_copy = torch.Tensor.copy_
+_mul = torch.Tensor.mul_
+_clone = torch.Tensor.clone
+_float64 = torch.float64
+CEILING_SLACK = 1.15  # measured copy bandwidth is a ceiling; allow for measurement noise above it
+_copy_bandwidth: dict = {}
 
 
-def _checksum(out) -> tuple:
-    """Immutable Python numbers summarising a tensor: proves the grader's expected outputs were not altered."""
-    if isinstance(out, torch.Tensor):
-        d = _double(out.detach())
-        return (float(_sum(d)), float(_sum(_abs(d))), tuple(out.shape))
-    if isinstance(out, (tuple, list)):
-        return tuple(_checksum(o) for o in out)
-    return (out,)
+def _checksum(args) -> tuple:
+    """Immutable Python numbers summarising tensors: proves nobody altered them behind the grader's back."""
+    return tuple(float(_sum(a.detach(), dtype=_float64)) if isinstance(a, torch.Tensor) else a for a in args)
+
+
+def copy_bandwidth(device: torch.device) -> float:
+    """Bytes/s of a large device-to-device copy (read + write): the memory ceiling a fused kernel can reach."""
+    if device not in _copy_bandwidth:
+        src = torch.empty(256 * 2**20, dtype=torch.uint8, device=device)
+        dst = torch.empty_like(src)
+        for _ in range(3):
+            dst.copy_(src)
+        synchronize(device)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(20):
+            dst.copy_(src)
+        end.record()
+        synchronize(device)
+        _copy_bandwidth[device] = 2 * src.numel() * 20 / (start.elapsed_time(end) / 1e3)
+    return _copy_bandwidth[device]
 
 
 def speed_check(ctx: GradeContext, baseline: Callable, candidate: Callable, inputs: Sequence[tuple], *,
                 tol: Tolerance, reference: Callable | None = None, name: str = "your function",
-                timed_region=nullcontext, expect_compiled: bool = True) -> tuple[str, dict]:
-    """Compare ``candidate`` with ``baseline`` on ``inputs`` (fresh tensors, rotated) under the course protocol.
-
-    Expected outputs come from ``reference`` (default: the baseline) on copies of the inputs, computed by
-    the grader before the candidate runs, with checksums held as Python numbers.
+                timed_region=nullcontext, expect_compiled: bool = True,
+                bytes_per_call: int | None = None) -> tuple[str, dict]:
+    """Compare ``candidate`` with ``baseline`` on ``inputs`` (fresh values each block, rotated) under the
+    course protocol. One output per block is checked against ``reference`` (default: the baseline), run by
+    the grader on copies of that call's inputs right after the block. ``bytes_per_call``: the fewest bytes
+    one call must move (memory-bound exercises): the result card shows the fraction of copy bandwidth.
     """
     gate = ctx.gate()
     reference = reference or baseline
-    expected = [clone_outputs(reference(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args]))
-                for args in inputs]
-    sums = [_checksum(e) for e in expected]
+    inputs = [tuple(args) for args in inputs]
+    sources = [tuple(_clone(a) if isinstance(a, torch.Tensor) else a for a in args) for args in inputs]
+    sums: list[tuple] = [_checksum(args) for args in inputs]
+    rng = random.Random(ctx.secret)
+
+    def refresh(current):
+        with torch.no_grad():
+            for i, (args, src) in enumerate(zip(current, sources, strict=True)):
+                scale = rng.uniform(0.5, 1.5) * rng.choice((-1.0, 1.0))
+                for a, s in zip(args, src, strict=True):
+                    if isinstance(a, torch.Tensor) and a.is_floating_point():
+                        _mul(_copy(a, s), scale)
+                sums[i] = _checksum(args)
 
     def check(out, index):
-        if _checksum(expected[index]) != sums[index]:
-            raise CheckFailed("the grader's expected output changed while your code ran (something modified "
-                              "the grader's memory)", "a submission must not reach into the grader")
-        check_outputs(out, expected[index], tol, f"{name}'s output during timing (input {index})")
+        if _checksum(inputs[index]) != sums[index]:
+            raise CheckFailed(f"{name} modified its inputs during timing",
+                              "inputs belong to the caller: compute into new tensors")
+        expected = reference(*[_clone(a) if isinstance(a, torch.Tensor) else a for a in inputs[index]])
+        check_outputs(out, expected, tol, f"{name}'s output during timing")
 
     recompiles_before = len(ctx.events.recompiles) if ctx.events is not None else 0
     comparison = compare(baseline, candidate, inputs, device=ctx.device, gate=gate, check=check,
-                         timed_region=timed_region, baseline_name=ctx.exercise.baseline, candidate_name=name)
+                         timed_region=timed_region, baseline_name=ctx.exercise.baseline, candidate_name=name,
+                         refresh=refresh)
     events = ctx.events.snapshot() if ctx.events is not None else None
     if events is not None:  # recompiles the grader's own shape variety caused earlier are not the point here
         events.recompiles = events.recompiles[recompiles_before:]
@@ -65,13 +102,23 @@ def speed_check(ctx: GradeContext, baseline: Callable, candidate: Callable, inpu
         "candidate_per_call_s": comparison.candidate.per_call_s,
         "compile_events": events.summary() if events else "", "device": str(ctx.device),
     }
+    message = comparison.summary()
+    if bytes_per_call and ctx.cuda:
+        bandwidth = copy_bandwidth(ctx.device)
+        fraction = bytes_per_call / comparison.candidate.median_s / bandwidth
+        details.update(copy_bandwidth=bandwidth, fraction_of_copy_bandwidth=fraction)
+        message += f"; {fraction:.0%} of this GPU's copy bandwidth"
+        if fraction > CEILING_SLACK:
+            raise CheckFailed(
+                f"{name} ran in {format_seconds(comparison.candidate.median_s)}, {fraction:.1f}x faster than this "
+                "GPU's memory can even read its inputs and write its outputs: results are being reused "
+                "(memoised), not computed", "compute every call's result from that call's inputs")
     if comparison.verdict == "pass":
-        return f"{comparison.summary()}", details
+        return message, details
     reasons = diagnose_speed(comparison, events, cuda=ctx.cuda, expect_compiled=expect_compiled)
     details["diagnosis"] = reasons
     if comparison.verdict == "inconclusive":
-        raise Inconclusive(f"inconclusive after {comparison.attempts} measurements: {comparison.summary()}",
-                           details)
-    err = CheckFailed(f"too slow: {comparison.summary()}", "; ".join(reasons))
+        raise Inconclusive(f"inconclusive after {comparison.attempts} measurements: {message}", details)
+    err = CheckFailed(f"too slow: {message}", "; ".join(reasons))
     err.details = details
     raise err

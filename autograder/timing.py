@@ -157,7 +157,7 @@ def measure(fn: Callable, inputs: Sequence[tuple], *, device="cpu", name: str = 
             check: Callable | None = None, blocks: int = BLOCKS, min_block_s: float = MIN_BLOCK_S,
             max_warmup_s: float = 30.0, max_warmup_calls: int = 200, seed: int = 0) -> Timing:
     """Time one function alone: warm-up, then ``blocks`` blocks of calls. See the module docstring."""
-    runner = _Runner(fn, inputs, device, name, check, min_block_s, max_warmup_s, max_warmup_calls, seed)
+    runner = _Runner(fn, list(inputs), device, name, check, min_block_s, max_warmup_s, max_warmup_calls, seed)
     runner.warm_up()
     for _ in range(blocks):
         runner.run_block()
@@ -174,10 +174,12 @@ def time_fn(fn: Callable, *args, device=None, name: str | None = None, **kwargs)
 class _Runner:
     """Warm-up state and blocks of one function, so two functions can be interleaved."""
 
-    def __init__(self, fn, inputs, device, name, check, min_block_s, max_warmup_s, max_warmup_calls, seed):
+    def __init__(self, fn, inputs, device, name, check, min_block_s, max_warmup_s, max_warmup_calls, seed,
+                 refresh=None):
         if not inputs:
             raise ValueError("need at least one input tuple")
-        self.fn, self.inputs, self.device, self.name, self.check = fn, list(inputs), device, name, check
+        self.fn, self.inputs, self.device, self.name, self.check = fn, inputs, device, name, check
+        self.refresh = refresh
         self.min_block_s, self.max_warmup_s, self.max_warmup_calls = min_block_s, max_warmup_s, max_warmup_calls
         self.rng = random.Random(seed)
         self.events = torch.device(device).type == "cuda"
@@ -193,6 +195,8 @@ class _Runner:
             self.calls = max(self.calls, math.ceil(self.calls * self.min_block_s / max(host, 1e-7)))
 
     def run_block(self) -> float:
+        if self.refresh is not None:
+            self.refresh(self.inputs)  # new values in the same tensors: memoising on identity gets caught
         host, event = _block(self.fn, self.inputs, self.next_index, self.calls, self.device, self.check,
                              self.rng, self.events)
         self.next_index = (self.next_index + self.calls) % len(self.inputs)
@@ -235,11 +239,20 @@ class Comparison:
                 f"{self.candidate.name} {format_seconds(self.candidate.median_s)} per call")
 
 
+def verdict_for(round_speedups: Sequence[float], gate: float) -> str:
+    """"pass" if every round clears the gate, "fail" if none does, else "inconclusive" (noise straddles it)."""
+    if all(s >= gate for s in round_speedups):
+        return "pass"
+    if all(s < gate for s in round_speedups):
+        return "fail"
+    return "inconclusive"
+
+
 def compare(baseline: Callable, candidate: Callable, inputs: Sequence[tuple], *, device="cpu",
             gate: float = 1.5, check: Callable | None = None, rounds: int = ROUNDS, blocks: int = BLOCKS,
             retries: int = 2, min_block_s: float = MIN_BLOCK_S, timed_region=nullcontext,
             baseline_name: str = "baseline", candidate_name: str = "candidate", seed: int = 0,
-            max_warmup_s: float = 30.0) -> Comparison:
+            max_warmup_s: float = 30.0, refresh: Callable | None = None) -> Comparison:
     """Measure ``candidate`` against ``baseline`` and decide whether it clears ``gate``.
 
     Each round times ``blocks // rounds`` blocks of each function, alternating which goes first. The
@@ -249,8 +262,10 @@ def compare(baseline: Callable, candidate: Callable, inputs: Sequence[tuple], *,
     timed blocks (e.g. ``torch.compiler.set_stance("fail_on_recompile")``), not the warm-up.
     """
     per_round = max(1, math.ceil(blocks / rounds))
+    inputs = list(inputs)
     base = _Runner(baseline, inputs, device, baseline_name, None, min_block_s, max_warmup_s, 200, seed)
-    cand = _Runner(candidate, inputs, device, candidate_name, check, min_block_s, max_warmup_s, 200, seed + 1)
+    cand = _Runner(candidate, inputs, device, candidate_name, check, min_block_s, max_warmup_s, 200, seed + 1,
+                   refresh)
     base.warm_up()
     cand.warm_up()
     attempts, start = 0, 0
@@ -266,12 +281,7 @@ def compare(baseline: Callable, candidate: Callable, inputs: Sequence[tuple], *,
                     times[id(runner)] = [runner.run_block() for _ in range(per_round)]
                 round_speedups.append(statistics.median(times[id(base)]) / statistics.median(times[id(cand)]))
         start = (start_b, start_c)
-        if all(s >= gate for s in round_speedups):
-            verdict = "pass"
-        elif all(s < gate for s in round_speedups):
-            verdict = "fail"
-        else:
-            verdict = "inconclusive"
+        verdict = verdict_for(round_speedups, gate)
         if verdict != "inconclusive" or attempts > retries:
             break
     return Comparison(base.timing(start[0]), cand.timing(start[1]), gate, round_speedups, attempts, verdict)

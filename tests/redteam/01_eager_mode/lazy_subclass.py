@@ -1,0 +1,8 @@
+# outcome: rejected | checks: fast_gelu_bias_correct | reason: must be a torch.Tensor | device: any
+# A tensor subclass (the shape of a lazy tensor that would compute only when read).
+class LazyTensor(torch.Tensor):  # noqa: F821
+    pass
+
+
+def fast_gelu_bias(x, bias):
+    return gelu_bias_chain(x, bias).as_subclass(LazyTensor)  # noqa: F821
