@@ -13,12 +13,15 @@ SIZE ?= auto
 DEVICE ?= auto
 RELEASE_DIR ?= exercises
 PYTEST_ARGS ?=
+GPU_ARGS ?=
 
 BIN := $(VENV)/bin
+# The interpreter for gpu-check; a GPU host with torch but no internet passes PY=python3 (no .venv built).
+PY ?= $(BIN)/python
 STAMP := $(VENV)/.course-installed
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help env lab test lint strip exercises check clean
+.PHONY: help env lab test lint strip exercises check gpu-check clean
 
 help: ## list every target with what it does
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -49,6 +52,10 @@ exercises: $(STAMP) ## regenerate exercises/ from solutions/ with nbgrader (RELE
 
 check: $(STAMP) ## execute every lesson and solution with papermill (SIZE=smoke|full, DEVICE=cpu|cuda, NOTEBOOKS=...)
 	$(BIN)/python -m autograder.run_notebooks --size $(SIZE) --device $(DEVICE) $(NOTEBOOKS)
+
+gpu-check: ## on a CUDA GPU: grade references, wrong approaches and GPU cheats 20x; write benchmarks/gpu-results.*
+	$(if $(filter $(BIN)/python,$(PY)),@$(MAKE) --no-print-directory env)
+	PYTHONPATH="$(CURDIR)" $(PY) -m autograder.gpu_check $(GPU_ARGS)
 
 clean: ## delete executed notebooks and caches (keeps .venv; `rm -rf .venv` for a fresh start)
 	rm -rf build .pytest_cache .ruff_cache

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-from autograder.timing import clone_outputs
+from autograder.timing import _perf_counter, clone_outputs, synchronize
 
 # Trusted references (see timing.py): bound before student code runs.
 _isclose = torch.isclose
@@ -51,9 +51,10 @@ def seed_for(exercise: str, purpose: str, index: int = 0, secret: str | None = N
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 
 
-def generator(exercise: str, purpose: str, index: int = 0, secret: str | None = None) -> torch.Generator:
-    """A CPU generator seeded by :func:`seed_for` (make tensors on CPU, then move them: same values everywhere)."""
-    return torch.Generator().manual_seed(seed_for(exercise, purpose, index, secret))
+def generator(exercise: str, purpose: str, index: int = 0, secret: str | None = None,
+              device: torch.device | str = "cpu") -> torch.Generator:
+    """A generator on ``device`` seeded by :func:`seed_for` (drawing on the GPU itself is fast at full size)."""
+    return torch.Generator(device=device).manual_seed(seed_for(exercise, purpose, index, secret))
 
 
 def _describe(t) -> str:
@@ -137,21 +138,27 @@ class Case:
 
 
 def run_trials(candidate: Callable, reference: Callable, cases: Sequence[Case], tol: Tolerance,
-               name: str, recheck_previous: bool = False) -> int:
+               name: str, recheck_previous: bool = False) -> tuple[int, float]:
     """Run each case through reference and candidate; raise CheckFailed on the first mismatch.
 
     The reference runs on its own copies of the inputs; the candidate's output is cloned at once, so a
     ``reduce-overhead`` solution whose outputs are reused by the next call passes. Where an exercise
     promises outputs that stay valid (``recheck_previous``, lesson 6), the previous output is read again
     after the next call, which catches a returned static buffer that silently changes.
+    Returns the number of cases and the seconds the first call took (the compile, for a compiled function).
     """
-    pending = None
+    pending, first_call_s = None, None
     for case in cases:
         expected = reference(*[a.clone() if isinstance(a, _Tensor) else a for a in case.args])
         expected_sum = _fingerprint(expected)
         before = snapshot(case.args)
+        device = next((a.device for a in case.args if isinstance(a, _Tensor)), None)
+        synchronize(device)
+        start = _perf_counter()
         try:
             raw = candidate(*case.args)
+            synchronize(device)
+            first_call_s = first_call_s if first_call_s is not None else _perf_counter() - start
         except CheckFailed:
             raise
         except Exception as err:
@@ -168,4 +175,4 @@ def run_trials(candidate: Callable, reference: Callable, cases: Sequence[Case], 
             check_outputs(clone_outputs(prev_raw), prev_expected, tol,
                           f"the output {name} returned for {prev_case}, read after the next call,")
         pending = (raw, expected, case.name)
-    return len(cases)
+    return len(cases), first_call_s

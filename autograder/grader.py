@@ -256,10 +256,12 @@ def run_check(check, namespace: dict, ctx: GradeContext) -> CheckResult:
     if missing:
         return result(FAILED, f"no function named {', '.join(missing)} was defined",
                       "define it with exactly this name (the checks look it up by name)")
+    start = _perf_counter()
     try:
         ctx.assert_state_unchanged()  # before too: what the submission did while loading counts
         outcome = check.run(namespace, ctx)
         message, details = outcome if isinstance(outcome, tuple) else (outcome, {})
+        details["check_s"] = _perf_counter() - start
         ctx.assert_state_unchanged()
         return result(PASSED, message, details=details, points=float(check.points))
     except CheckFailed as err:

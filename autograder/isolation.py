@@ -121,14 +121,17 @@ def _child() -> int:
 
     state_before = fingerprint()
     exercise_id = request["exercise"]
+    started = time.perf_counter()
     try:
         sources = [submission_code(Path(request["path"]))]
         sources += [Path(o).read_text() for o in request["overrides"]]
         namespace = load_namespace(*sources)
+        load_s = time.perf_counter() - started
         report = grade_namespace(exercise_id, namespace, device=request["device"],
                                  allow_skip=request["allow_skip"], secret=request["secret"],
                                  state_before=state_before, cpu_gate=request["cpu_gate"],
                                  only=request["only"])
+        report.environment["load_s"] = load_s
     except SubmissionError as err:
         report = failed_report(exercise_id, str(err), "", 0.0, request["allow_skip"])
     payload = {"token": request["token"], "report": json.loads(report.to_json())}

@@ -25,7 +25,9 @@ _copy = torch.Tensor.copy_
 _mul = torch.Tensor.mul_
 _clone = torch.Tensor.clone
 _float64 = torch.float64
-CEILING_SLACK = 1.15  # measured copy bandwidth is a ceiling; allow for measurement noise above it
+# A fused kernel that reads its inputs and writes its output once cannot beat a copy of the same bytes; it
+# measured 65-91% of it (FACTS.md). A content-hash memo that only reads the input measured 108%.
+CEILING = 1.0
 _copy_bandwidth: dict = {}
 
 
@@ -37,18 +39,20 @@ def _checksum(args) -> tuple:
 def copy_bandwidth(device: torch.device) -> float:
     """Bytes/s of a large device-to-device copy (read + write): the memory ceiling a fused kernel can reach."""
     if device not in _copy_bandwidth:
-        src = torch.empty(256 * 2**20, dtype=torch.uint8, device=device)
+        src = torch.empty(2**30, dtype=torch.uint8, device=device)
         dst = torch.empty_like(src)
-        for _ in range(3):
-            dst.copy_(src)
-        synchronize(device)
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(20):
-            dst.copy_(src)
-        end.record()
-        synchronize(device)
-        _copy_bandwidth[device] = 2 * src.numel() * 20 / (start.elapsed_time(end) / 1e3)
+        dst.copy_(src)
+        best = 0.0
+        for _ in range(5):  # the best of five: a ceiling, not a typical value
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(5):
+                dst.copy_(src)
+            end.record()
+            synchronize(device)
+            best = max(best, 2 * src.numel() * 5 / (start.elapsed_time(end) / 1e3))
+        _copy_bandwidth[device] = best
+        del src, dst
     return _copy_bandwidth[device]
 
 
@@ -108,7 +112,7 @@ def speed_check(ctx: GradeContext, baseline: Callable, candidate: Callable, inpu
         fraction = bytes_per_call / comparison.candidate.median_s / bandwidth
         details.update(copy_bandwidth=bandwidth, fraction_of_copy_bandwidth=fraction)
         message += f"; {fraction:.0%} of this GPU's copy bandwidth"
-        if fraction > CEILING_SLACK:
+        if fraction > CEILING:
             raise CheckFailed(
                 f"{name} ran in {format_seconds(comparison.candidate.median_s)}, {fraction:.1f}x faster than this "
                 "GPU's memory can even read its inputs and write its outputs: results are being reused "

@@ -1,0 +1,195 @@
+"""`make gpu-check`: every exercise's reference solution and known-wrong approaches, graded many times through
+the real (isolated) grader on a CUDA GPU, plus the GPU red-team cases. Writes benchmarks/gpu-results.json
+(a fixed contract, COURSE.md) and benchmarks/gpu-results.md.
+
+    python -m autograder.gpu_check [--runs 20] [--exercise 01_eager_mode ...] [--out benchmarks]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from autograder import redteam
+from autograder.exercises import EXERCISES, SUBMISSIONS
+from autograder.grader import Report
+from autograder.isolation import grade_file
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _speed(report: Report) -> dict:
+    """Details of the exercise's (first) speed check, if it produced a measurement."""
+    for r in report.results:
+        if r.kind == "speed" and "speedup" in r.details:
+            return r.details
+    return {}
+
+
+def _first_call(report: Report):
+    """Seconds of the first call of the candidate (its compile), from the correctness check."""
+    return next((r.details["first_call_s"] for r in report.results if "first_call_s" in r.details), None)
+
+
+def _median(values):
+    values = [v for v in values if v is not None]
+    return round(statistics.median(values), 4) if values else None
+
+
+def summarise(reports: list[Report]) -> dict:
+    speeds = [_speed(r) for r in reports]
+    measured = [s for s in speeds if s]
+    out = {"runs": len(reports), "passed": sum(r.ok() for r in reports),
+           "grade_s": _median([r.seconds for r in reports])}
+    if measured:
+        medians = [s["speedup"] for s in measured]
+        out.update(speedup_median=_median(medians), speedup_min=round(min(medians), 4),
+                   speedup_max=round(max(medians), 4),
+                   baseline_ms=_median([s["baseline_s"] * 1e3 for s in measured]),
+                   candidate_ms=_median([s["candidate_s"] * 1e3 for s in measured]),
+                   compile_s=_median([_first_call(r) for r in reports]),
+                   spread=_median([s["candidate_spread"] for s in measured]),
+                   fraction_of_copy_bandwidth=_median([s.get("fraction_of_copy_bandwidth") for s in measured]))
+    verdicts: dict[str, int] = {}
+    for r in reports:
+        for res in r.results:
+            key = f"{res.id}:{res.status}"
+            verdicts[key] = verdicts.get(key, 0) + 1
+    out["verdicts"] = verdicts
+    return out
+
+
+def check_exercise(exercise_id: str, runs: int, wrong_runs: int, log, parts, previous: dict) -> dict:
+    exercise = EXERCISES[exercise_id]
+    solution = REPO / "solutions" / exercise_id / f"{exercise_id}.ipynb"
+    result = {"reference": previous.get("reference"), "wrong": dict(previous.get("wrong", {}))}
+    if "reference" in parts:
+        reports = []
+        for i in range(runs):
+            reports.append(grade_file(exercise_id, solution))
+            log(f"{exercise_id} reference {i + 1}/{runs} ({reports[-1].seconds:.1f} s, load "
+                f"{reports[-1].environment.get('load_s', 0):.1f} s): " + " | ".join(reports[-1].lines()[1:]))
+        result["reference"] = summarise(reports)
+    for wrong in exercise.wrong:
+        if "wrong" not in parts and Path(wrong.file).stem not in parts:
+            continue
+        path = SUBMISSIONS / exercise_id / wrong.file
+        wrong_reports = []
+        for i in range(wrong_runs):
+            wrong_reports.append(grade_file(exercise_id, solution, overrides=[path], only=list(wrong.fails)))
+            log(f"{exercise_id} wrong {wrong.file} {i + 1}/{wrong_runs}: " + " | ".join(wrong_reports[-1].lines()[1:]))
+        summary = summarise(wrong_reports)
+        summary["rejected_for_reason"] = sum(
+            all(not r.result(c).passed for c in wrong.fails)
+            and any(wrong.because.lower() in r.result(c).message.lower() + r.result(c).hint.lower()
+                    for c in wrong.fails)
+            for r in wrong_reports)
+        result["wrong"][Path(wrong.file).stem] = summary
+    return result
+
+
+def check_redteam(exercise_ids, log) -> dict:
+    out = {}
+    for case in redteam.cases(device="gpu"):
+        if case.exercise not in exercise_ids or case.device != "gpu":
+            continue
+        only = None if case.checks in (("*",), ()) else list(case.checks)
+        solution = REPO / "solutions" / case.exercise / f"{case.exercise}.ipynb"
+        report = grade_file(case.exercise, solution, overrides=[case.path], only=only)
+        ok, why = redteam.verdict(case, report)
+        verdict = ("rejected" if case.outcome == "rejected" else "passed") if ok else f"WRONG: {why}"
+        out[f"{case.exercise}/{case.name}"] = verdict
+        log(f"redteam {case.exercise}/{case.name}: {verdict} | " + " | ".join(report.lines()[1:]))
+    return out
+
+
+def markdown(results: dict) -> str:
+    lines = [f"# GPU results: {results['gpu']}, torch {results['torch']}, {results['date']}", "",
+             "Written by `make gpu-check` (`python -m autograder.gpu_check`): each submission graded through the "
+             "real isolated grader. Speedups are the grader's own (median of interleaved blocks, host clock, "
+             "device-wide synchronize) over the exercise's baseline; min/max are over the gradings.", "",
+             "| exercise | submission | runs | passed | speedup median (min..max) | baseline ms | candidate ms "
+             "| compile s | grade s | % copy bw |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+
+    def row(ex, name, s):
+        sp = (f"{s['speedup_median']:.2f}x ({s['speedup_min']:.2f}..{s['speedup_max']:.2f})"
+              if s.get("speedup_median") is not None else "n/a")
+        bw = s.get("fraction_of_copy_bandwidth")
+        lines.append(f"| {ex} | {name} | {s['runs']} | {s['passed']} | {sp} | {s.get('baseline_ms', '')} | "
+                     f"{s.get('candidate_ms', '')} | {s.get('compile_s', '')} | {s['grade_s']} | "
+                     f"{'' if bw is None else f'{bw:.0%}'} |")
+
+    for ex, res in results["exercises"].items():
+        if res["reference"]:
+            row(ex, "**reference**", res["reference"])
+        for name, s in res["wrong"].items():
+            row(ex, f"wrong: {name} (rejected for its reason {s.get('rejected_for_reason', '?')}/{s['runs']})", s)
+    lines += ["", "## GPU red-team cases", "", "| case | verdict |", "|---|---|"]
+    lines += [f"| {k} | {v} |" for k, v in results["redteam_gpu"].items()]
+    lines += ["", "## Check verdicts per grading", ""]
+    for ex, res in results["exercises"].items():
+        for name, s in [("reference", res["reference"])] + list(res["wrong"].items()):
+            if s:
+                lines.append(f"- {ex} {name}: " + ", ".join(f"{k} x{v}" for k, v in s["verdicts"].items()))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.gpu_check", description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--wrong-runs", type=int, default=None, help="default: --runs")
+    parser.add_argument("--exercise", action="append", choices=sorted(EXERCISES))
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks")
+    parser.add_argument("--part", action="append", default=None,
+                        help="reference, wrong, redteam or one wrong approach's name (default: all); results "
+                             "merge into an existing gpu-results.json in --out, so a long check can be split")
+    args = parser.parse_args(argv)
+    parts = set(args.part or ["reference", "wrong", "redteam"])
+    if not torch.cuda.is_available():
+        print("make gpu-check needs a CUDA GPU: torch.cuda.is_available() is False here", file=sys.stderr)
+        return 2
+    exercise_ids = args.exercise or sorted(EXERCISES)
+    args.out.mkdir(parents=True, exist_ok=True)
+    log_file = open(args.out / "gpu-check.log", "w")
+
+    def log(line):
+        print(line, flush=True)
+        log_file.write(line + "\n")
+
+    start = time.perf_counter()
+    json_path = args.out / "gpu-results.json"
+    previous = json.loads(json_path.read_text()) if json_path.exists() else {}
+    if previous and (previous.get("gpu"), previous.get("torch")) != (torch.cuda.get_device_name(), torch.__version__):
+        previous = {}  # another GPU or torch: nothing to merge with
+    results = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+               "date": datetime.date.today().isoformat(), "exercises": dict(previous.get("exercises", {})),
+               "redteam_gpu": dict(previous.get("redteam_gpu", {}))}
+    for ex in exercise_ids:
+        results["exercises"][ex] = check_exercise(ex, args.runs, args.wrong_runs or args.runs, log, parts,
+                                                  results["exercises"].get(ex, {}))
+    if "redteam" in parts:
+        results["redteam_gpu"].update(check_redteam(exercise_ids, log))
+    results["wall_s"] = round(time.perf_counter() - start, 1)
+    json_path.write_text(json.dumps(results, indent=1) + "\n")
+    (args.out / "gpu-results.md").write_text(markdown(results))
+    log(markdown(results))
+    bad = [k for k, v in results["redteam_gpu"].items() if v.startswith("WRONG")]
+    for ex, res in results["exercises"].items():
+        if res["reference"] and res["reference"]["passed"] != res["reference"]["runs"]:
+            bad.append(f"{ex} reference passed {res['reference']['passed']}/{res['reference']['runs']}")
+        bad += [f"{ex} wrong {n} passed {s['passed']}" for n, s in res["wrong"].items() if s["passed"]]
+    for line in bad:
+        log(f"GATE: {line}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
