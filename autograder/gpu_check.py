@@ -66,7 +66,7 @@ def summarise(reports: list[Report]) -> dict:
     return out
 
 
-def check_exercise(exercise_id: str, runs: int, wrong_runs: int, log, parts, previous: dict) -> dict:
+def check_exercise(exercise_id: str, runs: int, wrong_runs: int, log, parts, previous: dict, save) -> dict:
     exercise = EXERCISES[exercise_id]
     solution = REPO / "solutions" / exercise_id / f"{exercise_id}.ipynb"
     result = {"reference": previous.get("reference"), "wrong": dict(previous.get("wrong", {}))}
@@ -77,6 +77,7 @@ def check_exercise(exercise_id: str, runs: int, wrong_runs: int, log, parts, pre
             log(f"{exercise_id} reference {i + 1}/{runs} ({reports[-1].seconds:.1f} s, load "
                 f"{reports[-1].environment.get('load_s', 0):.1f} s): " + " | ".join(reports[-1].lines()[1:]))
         result["reference"] = summarise(reports)
+        save(exercise_id, result)
     for wrong in exercise.wrong:
         if "wrong" not in parts and Path(wrong.file).stem not in parts:
             continue
@@ -92,6 +93,7 @@ def check_exercise(exercise_id: str, runs: int, wrong_runs: int, log, parts, pre
                     for c in wrong.fails)
             for r in wrong_reports)
         result["wrong"][Path(wrong.file).stem] = summary
+        save(exercise_id, result)
     return result
 
 
@@ -158,11 +160,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     exercise_ids = args.exercise or sorted(EXERCISES)
     args.out.mkdir(parents=True, exist_ok=True)
-    log_file = open(args.out / "gpu-check.log", "w")
+    log_file = open(args.out / "gpu-check.log", "a")
 
     def log(line):
         print(line, flush=True)
         log_file.write(line + "\n")
+        log_file.flush()
 
     start = time.perf_counter()
     json_path = args.out / "gpu-results.json"
@@ -172,9 +175,14 @@ def main(argv: list[str] | None = None) -> int:
     results = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                "date": datetime.date.today().isoformat(), "exercises": dict(previous.get("exercises", {})),
                "redteam_gpu": dict(previous.get("redteam_gpu", {}))}
+    def save(exercise_id, partial):  # after every submission: a run cut short keeps what it measured
+        results["exercises"][exercise_id] = partial
+        json_path.write_text(json.dumps(results, indent=1) + "\n")
+        (args.out / "gpu-results.md").write_text(markdown(results))
+
     for ex in exercise_ids:
         results["exercises"][ex] = check_exercise(ex, args.runs, args.wrong_runs or args.runs, log, parts,
-                                                  results["exercises"].get(ex, {}))
+                                                  results["exercises"].get(ex, {}), save)
     if "redteam" in parts:
         results["redteam_gpu"].update(check_redteam(exercise_ids, log))
     results["wall_s"] = round(time.perf_counter() - start, 1)

@@ -114,9 +114,9 @@ def speed_check(ctx: GradeContext, baseline: Callable, candidate: Callable, inpu
         message += f"; {fraction:.0%} of this GPU's copy bandwidth"
         if fraction > CEILING:
             raise CheckFailed(
-                f"{name} ran in {format_seconds(comparison.candidate.median_s)}, {fraction:.1f}x faster than this "
-                "GPU's memory can even read its inputs and write its outputs: results are being reused "
-                "(memoised), not computed", "compute every call's result from that call's inputs")
+                f"{name} ran in {format_seconds(comparison.candidate.median_s)}: at {fraction:.0%} of this GPU's "
+                "copy bandwidth, faster than its memory can even read the inputs and write the outputs: results "
+                "are being reused (memoised), not computed", "compute every call's result from that call's inputs")
     if comparison.verdict == "pass":
         return message, details
     reasons = diagnose_speed(comparison, events, cuda=ctx.cuda, expect_compiled=expect_compiled)
