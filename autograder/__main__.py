@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in report.lines():
         print(line)
     for r in report.results:
-        if not r.passed and r.hint:
+        if r.status in ("failed", "inconclusive") and r.hint:
             print(f"    hint ({r.id}): {r.hint}")
     if args.json:
         args.json.write_text(report.to_json())

@@ -254,8 +254,10 @@ def run_check(check, namespace: dict, ctx: GradeContext) -> CheckResult:
 
     missing = [name for name in check.needs if not callable(namespace.get(name))]
     if missing:
-        return result(FAILED, f"no function named {', '.join(missing)} was defined",
-                      "define it with exactly this name (the checks look it up by name)")
+        errors = namespace.get("__load_errors__") or []
+        return result(FAILED, f"no function named {', '.join(missing)} was defined"
+                      + (f"; while your notebook ran, {'; '.join(errors)}" if errors else ""),
+                      "define it with exactly this name (the checks look it up by name), and make every cell run")
     start = _perf_counter()
     try:
         ctx.assert_state_unchanged()  # before too: what the submission did while loading counts

@@ -123,7 +123,7 @@ def _child() -> int:
     exercise_id = request["exercise"]
     started = time.perf_counter()
     try:
-        sources = [submission_code(Path(request["path"]))]
+        sources = submission_code(Path(request["path"]))
         sources += [Path(o).read_text() for o in request["overrides"]]
         namespace = load_namespace(*sources)
         load_s = time.perf_counter() - started

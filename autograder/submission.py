@@ -23,8 +23,8 @@ def _drop_magics(source: str) -> str:
     return "\n".join("pass  # " + ln if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines())
 
 
-def notebook_code(path: Path) -> str:
-    """The code a notebook defines: every code cell except nbgrader's graded test cells (which call the grader)."""
+def notebook_code(path: Path) -> list[str]:
+    """The code cells a notebook runs, in order, except nbgrader's graded test cells (which call the grader)."""
     try:
         nb = json.loads(Path(path).read_text(encoding="utf-8"))
         cells = nb["cells"]
@@ -32,37 +32,44 @@ def notebook_code(path: Path) -> str:
         raise SubmissionError(f"{Path(path).name} is not a readable Jupyter notebook ({type(err).__name__}: "
                               f"{err}); re-download it or restore it from the exercise") from None
     parts = []
-    for i, cell in enumerate(cells):
+    for cell in cells:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code" or _is_test_cell(cell):
             continue
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
-        parts.append(f"# ---- cell {i} ----\n{_drop_magics(source)}")
-    return "\n\n".join(parts)
+        parts.append(_drop_magics(source))
+    return parts
 
 
-def submission_code(path: Path) -> str:
+def submission_code(path: Path) -> list[str]:
+    """The sources to execute, in order: a notebook's code cells, or a .py file as one source."""
     path = Path(path)
     if not path.exists():
         raise SubmissionError(f"{path} does not exist")
     if path.suffix == ".ipynb":
         return notebook_code(path)
     if path.suffix == ".py":
-        return path.read_text(encoding="utf-8")
+        return [path.read_text(encoding="utf-8")]
     raise SubmissionError(f"{path.name}: expected a .ipynb notebook or a .py file")
 
 
-def load_namespace(*sources: str, parameters: dict | None = None) -> dict:
-    """Execute the sources, in order, in one fresh namespace; return it.
+LOAD_ERRORS = "__load_errors__"
 
-    A source that raises (or calls ``sys.exit``) becomes a SubmissionError naming the line.
+
+def load_namespace(*sources: str) -> dict:
+    """Execute the sources (cells), in order, in one fresh namespace; return it.
+
+    Like nbgrader, a cell that raises does not stop the others: its error is recorded under
+    ``namespace[LOAD_ERRORS]`` and reported with the checks whose functions it failed to define.
+    ``sys.exit`` ends the loading with a SubmissionError: nothing after it would run in a notebook either.
     """
-    namespace = {"__name__": "__submission__", **(parameters or {})}
-    for source in sources:
+    namespace = {"__name__": "__submission__", LOAD_ERRORS: []}
+    for number, source in enumerate(sources, 1):
         try:
             code = compile(source, SUBMISSION_FILE, "exec")
         except SyntaxError as err:
-            raise SubmissionError(f"syntax error in your code, line {err.lineno}: {err.msg}") from None
+            namespace[LOAD_ERRORS].append(f"code cell {number} has a syntax error, line {err.lineno}: {err.msg}")
+            continue
         try:
             exec(code, namespace)  # noqa: S102 - running the student's code is the point
         except SystemExit as err:
@@ -74,6 +81,7 @@ def load_namespace(*sources: str, parameters: dict | None = None) -> dict:
             frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == SUBMISSION_FILE]
             line = source.splitlines()[frames[-1].lineno - 1].strip() if frames else ""
             where = f" at `{line}`" if line else ""
-            raise SubmissionError(f"your code raised {type(err).__name__}: {err}{where} while it was loaded; "
-                                  "make every cell run top to bottom first") from None
+            todo = (" (a `# YOUR CODE HERE` is still to be filled in)" if isinstance(err, NotImplementedError)
+                    else "")
+            namespace[LOAD_ERRORS].append(f"code cell {number} raised {type(err).__name__}: {err}{where}{todo}")
     return namespace

@@ -1,0 +1,93 @@
+"""Exercise specs as data: the notebooks, the CLI and the known-wrong approaches agree with them."""
+
+import json
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from conftest import REPO
+
+from autograder.exercises import EXERCISES, SUBMISSIONS
+from autograder.isolation import grade_file
+
+COURSE_IDS = [f"0{i}_{name}" for i, name in enumerate(
+    ["eager_mode", "compile_pipeline", "compile_modes", "graph_breaks", "dynamic_shapes", "cuda_graphs"], 1)]
+
+
+def _cli(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_exercise_ids_are_the_course_folders():
+    assert set(EXERCISES) <= set(COURSE_IDS)
+    for exercise_id in EXERCISES:
+        assert (REPO / "solutions" / exercise_id / f"{exercise_id}.ipynb").exists()
+
+
+@pytest.mark.parametrize("exercise_id", sorted(EXERCISES))
+def test_every_check_has_a_graded_cell_with_the_specs_points(exercise_id):
+    nb = nbformat.read(REPO / "solutions" / exercise_id / f"{exercise_id}.ipynb", as_version=4)
+    cells = {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells
+             if c.metadata.get("nbgrader", {}).get("grade")}
+    exercise = EXERCISES[exercise_id]
+    for check in exercise.checks:
+        assert check.id in cells, f"no graded cell with grade_id {check.id}"
+        assert cells[check.id].metadata["nbgrader"]["points"] == check.points
+        assert f'"{check.id}"' in cells[check.id].source
+    assert sum(c.metadata["nbgrader"]["points"] for c in cells.values()) == exercise.points
+
+
+def test_cli_lists_each_exercise_and_its_entry_points():
+    result = _cli("list")
+    assert result.returncode == 0
+    lines = dict(line.split("\t") for line in result.stdout.strip().splitlines())
+    assert lines["01_eager_mode"] == "benchmark fast_gelu_bias"
+
+
+def test_cli_grades_the_reference_solution(tmp_path):
+    report = tmp_path / "report.json"
+    solution = REPO / "solutions/01_eager_mode/01_eager_mode.ipynb"
+    result = _cli("grade", "01_eager_mode", str(solution), "--json", str(report), "--allow-skip")
+    assert result.returncode == 0, result.stdout + result.stderr
+    check_lines = [line for line in result.stdout.splitlines() if line.startswith("[")]
+    assert len(check_lines) == len(EXERCISES["01_eager_mode"].checks)  # one line per check
+    assert "[SKIP] fast_gelu_bias_speed" in result.stdout  # no GPU here: skipped, as CI allows
+    data = json.loads(report.read_text())
+    assert data["exercise"] == "01_eager_mode" and len(data["results"]) == 4
+
+
+def test_cli_exits_nonzero_when_the_gpu_speed_check_cannot_run_and_skipping_is_not_allowed():
+    result = _cli("grade", "01_eager_mode", str(REPO / "solutions/01_eager_mode/01_eager_mode.ipynb"))
+    assert result.returncode == 1
+    assert "needs a CUDA GPU" in result.stdout
+
+
+@pytest.mark.parametrize("exercise_id", sorted(EXERCISES))
+def test_the_untouched_student_version_fails_every_check_with_a_helpful_message(exercise_id):
+    report = grade_file(exercise_id, REPO / "exercises" / exercise_id / f"{exercise_id}.ipynb", allow_skip=True)
+    assert report.points == 0
+    for result in report.results:
+        assert result.status == "failed"
+        assert "NotImplementedError" in result.message
+
+
+WRONG = [(ex.id, w) for ex in EXERCISES.values() for w in ex.wrong if not w.gpu_only]
+
+
+@pytest.mark.parametrize("exercise_id, wrong", WRONG, ids=[f"{e}-{w.file}" for e, w in WRONG])
+def test_known_wrong_approach_is_rejected_for_its_reason(exercise_id, wrong):
+    report = grade_file(exercise_id, REPO / "solutions" / exercise_id / f"{exercise_id}.ipynb",
+                        overrides=[SUBMISSIONS / exercise_id / wrong.file], only=list(wrong.fails), cpu_gate=1.0)
+    for check_id in wrong.fails:
+        result = report.result(check_id)
+        assert result.status == "failed", result.line()
+    text = " ".join(report.result(c).message + " " + report.result(c).hint for c in wrong.fails).lower()
+    assert wrong.because.lower() in text
+
+
+def test_every_wrong_approach_file_exists():
+    for exercise in EXERCISES.values():
+        for wrong in exercise.wrong:
+            assert (SUBMISSIONS / exercise.id / wrong.file).exists(), wrong.file
