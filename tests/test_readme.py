@@ -13,6 +13,10 @@ COVERED = {
     "make strip": "tests/test_notebook_hygiene.py::test_make_strip_cleans_a_dirty_notebook",
     "make exercises": "tests/test_exercises_in_sync.py (RELEASE_DIR=tmp)",
     "make check SIZE=smoke DEVICE=cpu": "tests/test_notebooks.py::test_make_check_runs_the_named_notebooks",
+    "python -m autograder list": "tests/test_exercises.py::test_cli_lists_each_exercise_and_its_entry_points",
+    "python -m autograder grade 01_eager_mode solutions/01_eager_mode/01_eager_mode.ipynb --allow-skip":
+        "tests/test_exercises.py::test_cli_grades_the_reference_solution",
+    "make gpu-check PY=python3": "tests/test_setup.py::test_gpu_check_refuses_to_run_without_a_gpu (and on the GPU)",
 }
 
 

@@ -77,3 +77,11 @@ def test_environment_is_not_rebuilt_when_it_exists():
 def test_ci_installs_cpu_torch_before_anything_else():
     ci = (REPO / ".ci/run").read_text()
     assert "PIP_CONSTRAINT" in ci and 'make test TORCH="torch==2.13.0"' in ci
+
+
+def test_gpu_check_refuses_to_run_without_a_gpu():
+    import sys
+
+    result = run_make("gpu-check", f"PY={sys.executable}")
+    assert result.returncode != 0
+    assert "needs a CUDA GPU" in result.stderr
