@@ -1,0 +1,43 @@
+"""The lessons' plots (matplotlib figures), kept out of the notebooks so the notebooks stay readable."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+
+
+def break_even(eager_s: float, compiled_s: float, compile_s: float, calls: int | None = None):
+    """Cumulative time of N calls, eager vs compiled (compile paid on call 1). Returns (figure, break-even N)."""
+    saving = eager_s - compiled_s
+    n_even = compile_s / saving if saving > 0 else float("inf")
+    calls = calls or int(min(max(3 * n_even, 10), 1e7)) if saving > 0 else 1000
+    xs = [0, calls]
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    ax.plot(xs, [0, eager_s * calls], label=f"eager ({eager_s * 1e3:.3g} ms/call)")
+    ax.plot(xs, [compile_s, compile_s + compiled_s * calls], label=f"compiled ({compiled_s * 1e3:.3g} ms/call "
+            f"+ {compile_s:.1f} s compile)")
+    if saving > 0:
+        ax.axvline(n_even, color="gray", linestyle=":")
+        ax.annotate(f"break-even: {n_even:,.0f} calls", (n_even, compile_s), textcoords="offset points",
+                    xytext=(5, 5))
+    ax.set_xlabel("number of calls")
+    ax.set_ylabel("total seconds")
+    ax.legend()
+    fig.tight_layout()
+    return fig, n_even
+
+
+def times_by_size(sizes, eager_s, compiled_s, title: str):
+    """Per-call time and speedup against problem size (log-log)."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.2))
+    left.loglog(sizes, [t * 1e3 for t in eager_s], "o-", label="eager")
+    left.loglog(sizes, [t * 1e3 for t in compiled_s], "o-", label="compiled")
+    left.set_xlabel("elements")
+    left.set_ylabel("ms per call")
+    left.legend()
+    right.semilogx(sizes, [e / c for e, c in zip(eager_s, compiled_s, strict=True)], "o-", color="green")
+    right.axhline(1.0, color="gray", linestyle=":")
+    right.set_xlabel("elements")
+    right.set_ylabel("speedup (eager / compiled)")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,43 @@
+"""What one call launches: CUDA kernels on a GPU, top-level operators on a CPU (torch.profiler)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+from autograder.timing import synchronize
+
+
+@dataclass
+class CallProfile:
+    kernels: Counter  # kernel (GPU) or top-level operator (CPU) name -> launches in one call
+    device_time_s: float  # GPU: summed kernel time; CPU: summed top-level operator time
+    unit: str  # what `kernels` counts, in words
+
+    @property
+    def count(self) -> int:
+        return sum(self.kernels.values())
+
+
+def profile_call(fn, *args, device=None, warmup: int = 3) -> CallProfile:
+    """Profile one steady-state call of ``fn(*args)`` (after ``warmup`` calls, so a compile is not in it)."""
+    if device is None:
+        device = next((a.device for a in args if isinstance(a, torch.Tensor)), torch.device("cpu"))
+    cuda = torch.device(device).type == "cuda"
+    for _ in range(warmup):
+        fn(*args)
+    synchronize(device)
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    with profile(activities=activities) as prof:
+        fn(*args)
+        synchronize(device)
+    if cuda:
+        events = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+        total = sum(e.device_time for e in events) / 1e6
+        return CallProfile(Counter(e.name for e in events), total, "CUDA kernels")
+    top = [e for e in prof.events() if e.cpu_parent is None and not e.name.startswith("TorchDynamo")]
+    total = sum(e.cpu_time_total for e in top) / 1e6
+    return CallProfile(Counter(e.name for e in top), total, "top-level operators (CPU)")
