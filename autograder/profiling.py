@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -20,6 +21,16 @@ class CallProfile:
     @property
     def count(self) -> int:
         return sum(self.kernels.values())
+
+    def short_names(self) -> Counter:
+        """Kernel names without C++ template noise: 'MulFunctor', 'triton_poi_fused_add_mul_tanh_0', ..."""
+        short = Counter()
+        for name, n in self.kernels.items():
+            functors = [f for f in re.findall(r"\w*Functor\w*", name)
+                        if not f.startswith(("AUnary", "BUnary", "Binary"))]
+            match = re.search(r"(triton_\w+|aten::\w+|Torch-Compiled Region[^,]*)", name)
+            short[functors[-1] if functors else match.group(1) if match else name[:60]] += n
+        return short
 
 
 def profile_call(fn, *args, device=None, warmup: int = 3) -> CallProfile:
