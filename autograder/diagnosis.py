@@ -32,6 +32,10 @@ def diagnose_speed(comparison: Comparison, events: CompileEvents | None, *, cuda
     if cuda and ratio is not None and ratio < 0.5:
         reasons.append(f"CUDA events on the current stream saw only {ratio:.0%} of the wall time: work on "
                        "another stream or thread, or heavy Python overhead between kernels (launch-bound)")
+    busy = comparison.gpu_busy
+    if cuda and busy is not None and busy < 0.5:
+        reasons.append(f"launch-bound: the GPU was busy only {busy:.0%} of the time, waiting for Python and kernel "
+                       "launches in between; mode='reduce-overhead' or CUDA graphs remove that gap")
     if comparison.speedup < 1.1 and not reasons:
         reasons.append("your version runs at about the baseline's speed: is the fast path actually used?")
     return reasons

@@ -56,6 +56,21 @@ def copy_bandwidth(device: torch.device) -> float:
     return _copy_bandwidth[device]
 
 
+def gpu_busy_fraction(fn, args, device, wall_s: float) -> float | None:
+    """Kernel time of one profiled call over the measured wall time per call: how launch-bound it is.
+
+    Near 1: the GPU is the bottleneck. Far below 1: it waits for Python and kernel launches (launch-bound),
+    which CUDA graphs and reduce-overhead remove. None when the profiler cannot tell.
+    """
+    from autograder.profiling import profile_call
+
+    try:
+        kernel_s = profile_call(fn, *args, device=device, warmup=0).device_time_s
+    except Exception:  # the profiler is an aid for the result card, never a reason to fail a grading
+        return None
+    return min(kernel_s / wall_s, 1.0) if wall_s > 0 and kernel_s > 0 else None
+
+
 def speed_check(ctx: GradeContext, baseline: Callable, candidate: Callable, inputs: Sequence[tuple], *,
                 tol: Tolerance, reference: Callable | None = None, name: str = "your function",
                 timed_region=nullcontext, expect_compiled: bool = True,
@@ -107,6 +122,11 @@ def speed_check(ctx: GradeContext, baseline: Callable, candidate: Callable, inpu
         "compile_events": events.summary() if events else "", "device": str(ctx.device),
     }
     message = comparison.summary()
+    busy = gpu_busy_fraction(candidate, inputs[0], ctx.device, comparison.candidate.median_s) if ctx.cuda else None
+    comparison.gpu_busy = busy
+    if busy is not None:
+        details["gpu_busy"] = busy
+        message += f"; GPU busy {busy:.0%} of the wall time"
     if bytes_per_call and ctx.cuda:
         bandwidth = copy_bandwidth(ctx.device)
         fraction = bytes_per_call / comparison.candidate.median_s / bandwidth

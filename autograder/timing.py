@@ -220,6 +220,7 @@ class Comparison:
     round_speedups: list[float]
     attempts: int
     verdict: str  # "pass", "fail" or "inconclusive"
+    gpu_busy: float | None = None  # kernel time over wall time of the candidate, when profiled (GPU)
 
     @property
     def speedup(self) -> float:
