@@ -120,12 +120,12 @@ def check_not_mutated(args: Sequence, before: Sequence, name: str) -> None:
                               "`out=x`)")
 
 
-def _fingerprint(out) -> tuple:
-    """Immutable Python numbers summarising (nested) tensors."""
+def checksum(out) -> tuple:
+    """Immutable Python numbers summarising (nested) tensors: proves nobody altered them behind our back."""
     if isinstance(out, _Tensor):
         return (float(_sum(out.detach(), dtype=torch.float64)), tuple(out.shape))
     if isinstance(out, (tuple, list)):
-        return tuple(_fingerprint(o) for o in out)
+        return tuple(checksum(o) for o in out)
     return (out,)
 
 
@@ -150,7 +150,7 @@ def run_trials(candidate: Callable, reference: Callable, cases: Sequence[Case], 
     pending, first_call_s = None, None
     for case in cases:
         expected = reference(*[a.clone() if isinstance(a, _Tensor) else a for a in case.args])
-        expected_sum = _fingerprint(expected)
+        expected_sum = checksum(expected)
         before = snapshot(case.args)
         device = next((a.device for a in case.args if isinstance(a, _Tensor)), None)
         synchronize(device)
@@ -163,7 +163,7 @@ def run_trials(candidate: Callable, reference: Callable, cases: Sequence[Case], 
             raise
         except Exception as err:
             raise CheckFailed(f"{name} raised {type(err).__name__} on {case.name}: {err}") from err
-        if _fingerprint(expected) != expected_sum:
+        if checksum(expected) != expected_sum:
             raise CheckFailed("the grader's expected output changed while your code ran (something reached into "
                               "the grader's memory, e.g. through gc)", "a submission must not touch the grader")
         check_not_mutated(case.args, before, name)

@@ -81,17 +81,14 @@ def check_exercise(exercise_id: str, runs: int, wrong_runs: int, log, parts, pre
     for wrong in exercise.wrong:
         if "wrong" not in parts and Path(wrong.file).stem not in parts:
             continue
-        path = SUBMISSIONS / exercise_id / wrong.file
         wrong_reports = []
         for i in range(wrong_runs):
-            wrong_reports.append(grade_file(exercise_id, solution, overrides=[path], only=list(wrong.fails)))
+            wrong_reports.append(grade_file(exercise_id, solution, overrides=[SUBMISSIONS / exercise_id / wrong.file],
+                                            only=list(wrong.fails)))
             log(f"{exercise_id} wrong {wrong.file} {i + 1}/{wrong_runs}: " + " | ".join(wrong_reports[-1].lines()[1:]))
         summary = summarise(wrong_reports)
-        summary["rejected_for_reason"] = sum(
-            all(not r.result(c).passed for c in wrong.fails)
-            and any(wrong.because.lower() in r.result(c).message.lower() + r.result(c).hint.lower()
-                    for c in wrong.fails)
-            for r in wrong_reports)
+        case = redteam.from_wrong_approach(exercise_id, wrong)
+        summary["rejected_for_reason"] = sum(redteam.verdict(case, r)[0] for r in wrong_reports)
         result["wrong"][Path(wrong.file).stem] = summary
         save(exercise_id, result)
     return result

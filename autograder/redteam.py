@@ -33,6 +33,14 @@ class Case:
         return self.path.stem
 
 
+def from_wrong_approach(exercise: str, wrong) -> Case:
+    """A known-wrong approach of an exercise spec, judged like a red-team case."""
+    from autograder.exercises import SUBMISSIONS
+
+    return Case(exercise, SUBMISSIONS / exercise / wrong.file, "rejected", tuple(wrong.fails), wrong.because,
+                "gpu" if wrong.gpu_only else "any")
+
+
 def parse(path: Path) -> Case:
     header = Path(path).read_text().splitlines()[0]
     fields = dict(part.strip().split(": ", 1) for part in header.lstrip("# ").split(" | "))
@@ -57,7 +65,7 @@ def verdict(case: Case, report: Report) -> tuple[bool, str]:
     slipped = [r.id for r in targets if r.status == PASSED]
     if slipped:
         return False, f"{', '.join(slipped)} passed a cheat"
-    messages = " ".join(r.message for r in targets).lower()
+    messages = " ".join(f"{r.message} {r.hint}" for r in targets).lower()
     if case.reason.lower() not in messages:
         return False, f"rejected, but not for the expected reason {case.reason!r}: {messages[:400]}"
     return True, "rejected"

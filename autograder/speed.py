@@ -15,25 +15,18 @@ from contextlib import nullcontext
 
 import torch
 
-from autograder.correctness import CheckFailed, Tolerance, check_outputs
+from autograder.correctness import CheckFailed, Tolerance, check_outputs, checksum
 from autograder.diagnosis import diagnose_speed
 from autograder.grader import GradeContext, Inconclusive
 from autograder.timing import compare, format_seconds, synchronize
 
-_sum = torch.sum
 _copy = torch.Tensor.copy_
 _mul = torch.Tensor.mul_
 _clone = torch.Tensor.clone
-_float64 = torch.float64
 # A fused kernel that reads its inputs and writes its output once cannot beat a copy of the same bytes; it
 # measured 65-91% of it (FACTS.md). A content-hash memo that only reads the input measured 108%.
 CEILING = 1.0
 _copy_bandwidth: dict = {}
-
-
-def _checksum(args) -> tuple:
-    """Immutable Python numbers summarising tensors: proves nobody altered them behind the grader's back."""
-    return tuple(float(_sum(a.detach(), dtype=_float64)) if isinstance(a, torch.Tensor) else a for a in args)
 
 
 def copy_bandwidth(device: torch.device) -> float:
@@ -84,7 +77,7 @@ def speed_check(ctx: GradeContext, baseline: Callable, candidate: Callable, inpu
     reference = reference or baseline
     inputs = [tuple(args) for args in inputs]
     sources = [tuple(_clone(a) if isinstance(a, torch.Tensor) else a for a in args) for args in inputs]
-    sums: list[tuple] = [_checksum(args) for args in inputs]
+    sums: list[tuple] = [checksum(args) for args in inputs]
     rng = random.Random(ctx.secret)
 
     def refresh(current):
@@ -94,10 +87,10 @@ def speed_check(ctx: GradeContext, baseline: Callable, candidate: Callable, inpu
                 for a, s in zip(args, src, strict=True):
                     if isinstance(a, torch.Tensor) and a.is_floating_point():
                         _mul(_copy(a, s), scale)
-                sums[i] = _checksum(args)
+                sums[i] = checksum(args)
 
     def check(out, index):
-        if _checksum(inputs[index]) != sums[index]:
+        if checksum(inputs[index]) != sums[index]:
             raise CheckFailed(f"{name} modified its inputs during timing",
                               "inputs belong to the caller: compute into new tensors")
         expected = reference(*[_clone(a) if isinstance(a, torch.Tensor) else a for a in inputs[index]])
