@@ -13,8 +13,7 @@ import torch
 from autograder.correctness import CheckFailed, grading_secret
 from autograder.exercises import get_exercise
 from autograder.exercises.spec import Exercise
-
-_perf_counter = time.perf_counter
+from autograder.timing import _perf_counter
 
 PASSED, FAILED, SKIPPED, INCONCLUSIVE = "passed", "failed", "skipped", "inconclusive"
 
@@ -130,10 +129,8 @@ def fingerprint() -> dict:
 
 def _trusted_objects() -> dict:
     """Functions the protocol relies on; a submission that replaces any of them is cheating."""
-    import time as time_module
-
     return {
-        "time.perf_counter": time_module.perf_counter, "torch.cuda.synchronize": torch.cuda.synchronize,
+        "time.perf_counter": time.perf_counter, "torch.cuda.synchronize": torch.cuda.synchronize,
         "torch.cuda.Event.elapsed_time": torch.cuda.Event.elapsed_time, "torch.allclose": torch.allclose,
         "torch.isclose": torch.isclose, "torch.equal": torch.equal, "torch.isfinite": torch.isfinite,
         "torch.testing.assert_close": torch.testing.assert_close, "torch.Tensor.clone": torch.Tensor.clone,

@@ -269,20 +269,18 @@ def compare(baseline: Callable, candidate: Callable, inputs: Sequence[tuple], *,
                    refresh)
     base.warm_up()
     cand.warm_up()
-    attempts, start = 0, 0
+    attempts = 0
     while True:
         attempts += 1
+        # Only the last attempt's blocks are reported.
         start_b, start_c = len(base.per_call), len(cand.per_call)
         round_speedups = []
         with timed_region():
             for r in range(rounds):
                 order = (base, cand) if r % 2 == 0 else (cand, base)
-                times = {id(runner): [] for runner in order}
-                for runner in order:
-                    times[id(runner)] = [runner.run_block() for _ in range(per_round)]
+                times = {id(runner): [runner.run_block() for _ in range(per_round)] for runner in order}
                 round_speedups.append(statistics.median(times[id(base)]) / statistics.median(times[id(cand)]))
-        start = (start_b, start_c)
         verdict = verdict_for(round_speedups, gate)
         if verdict != "inconclusive" or attempts > retries:
             break
-    return Comparison(base.timing(start[0]), cand.timing(start[1]), gate, round_speedups, attempts, verdict)
+    return Comparison(base.timing(start_b), cand.timing(start_c), gate, round_speedups, attempts, verdict)
