@@ -27,7 +27,7 @@ def test_every_exercise_with_a_spec_has_cpu_red_team_cases():
 @pytest.mark.parametrize("case", [c for c in CPU_CASES if c.outcome == "rejected"], ids=lambda c: c.name)
 def test_cheat_is_rejected_for_the_right_reason(case):
     only = None if case.checks == ("*",) else list(case.checks)
-    timeout = 20 if case.name == "infinite_loop" else 300
+    timeout = 10 if case.name == "infinite_loop" else 300
     try:
         # cpu_gate=1.0: on a CPU the timed-output checks run too (the 1.5x gate itself needs a GPU).
         report = grade_file(case.exercise, _solution(case.exercise), overrides=[case.path], cpu_gate=1.0,

@@ -1,0 +1,99 @@
+"""Workload models shared by lessons and exercises: a small transformer written op by op, as research code is.
+
+Every normalisation, the rotary embedding, the soft-capping, the causal softmax and the SwiGLU gate are
+hand-written from pointwise and reduction ops, so eager mode launches many small kernels and writes many
+intermediates; that is the share of the work ``torch.compile`` fuses. The matmuls are the same either way.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+
+@dataclass(frozen=True)
+class BlockConfig:
+    dim: int = 256
+    heads: int = 4
+    layers: int = 4
+    seq: int = 256  # the longest sequence the rotary tables and the causal mask cover
+    mlp_ratio: int = 4
+    softcap: float = 30.0  # tanh soft-capping of the attention logits (as in Gemma 2)
+
+    @property
+    def head_dim(self) -> int:
+        return self.dim // self.heads
+
+
+def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    """x: (..., d), weight: (d,) -> (..., d): x / rms(x) * weight, over the last dimension."""
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
+
+
+def rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotary position embedding. x: (B, H, T, hd); cos, sin: (T, hd/2) -> (B, H, T, hd)."""
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1)
+
+
+def causal_softmax(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Softmax over the last dim with future positions masked. scores: (B, H, T, T); mask: (T, T) bool."""
+    scores = scores.masked_fill(mask, float("-inf"))
+    scores = scores - scores.amax(-1, keepdim=True)
+    weights = scores.exp()
+    return weights / weights.sum(-1, keepdim=True)
+
+
+def mse(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Mean squared error, a 0-dim tensor."""
+    return (pred - target).pow(2).mean()
+
+
+class Block(nn.Module):
+    """Pre-norm transformer block: RMSNorm -> causal self-attention (QK-norm, RoPE, soft-capped logits) ->
+    residual -> RMSNorm -> SwiGLU MLP -> residual. x: (B, T, dim) -> (B, T, dim)."""
+
+    def __init__(self, cfg: BlockConfig):
+        super().__init__()
+        d, hd, hidden = cfg.dim, cfg.head_dim, cfg.mlp_ratio * cfg.dim
+        self.cfg = cfg
+        self.attn_norm = nn.Parameter(torch.ones(d))
+        self.qkv = nn.Linear(d, 3 * d, bias=False)
+        self.q_norm = nn.Parameter(torch.ones(hd))
+        self.k_norm = nn.Parameter(torch.ones(hd))
+        self.proj = nn.Linear(d, d, bias=False)
+        self.mlp_norm = nn.Parameter(torch.ones(d))
+        self.gate_up = nn.Linear(d, 2 * hidden, bias=False)
+        self.down = nn.Linear(hidden, d, bias=False)
+        freqs = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))
+        angles = torch.outer(torch.arange(cfg.seq).float(), freqs)
+        self.register_buffer("cos", angles.cos(), persistent=False)
+        self.register_buffer("sin", angles.sin(), persistent=False)
+        future = torch.ones(cfg.seq, cfg.seq, dtype=torch.bool).triu(1)
+        self.register_buffer("mask", future, persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        cfg = self.cfg
+        B, T, D = x.shape
+        h = rms_norm(x, self.attn_norm)
+        q, k, v = self.qkv(h).view(B, T, 3, cfg.heads, cfg.head_dim).permute(2, 0, 3, 1, 4)
+        cos, sin = self.cos[:T], self.sin[:T]
+        q = rotary(rms_norm(q, self.q_norm), cos, sin)
+        k = rotary(rms_norm(k, self.k_norm), cos, sin)
+        scores = (q @ k.transpose(-2, -1)) / math.sqrt(cfg.head_dim)
+        scores = cfg.softcap * torch.tanh(scores / cfg.softcap)
+        attn = causal_softmax(scores, self.mask[:T, :T]) @ v
+        x = x + self.proj(attn.transpose(1, 2).reshape(B, T, D))
+        gate, up = self.gate_up(rms_norm(x, self.mlp_norm)).chunk(2, dim=-1)
+        return x + self.down(gate * torch.sigmoid(gate) * up)
+
+
+def make_model(cfg: BlockConfig, device: torch.device | str = "cpu", seed: int = 0) -> nn.Sequential:
+    """``cfg.layers`` blocks with weights drawn from ``seed`` (the same seed gives the same weights)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = nn.Sequential(*[Block(cfg) for _ in range(cfg.layers)])
+    return model.to(device)
