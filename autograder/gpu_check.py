@@ -84,10 +84,10 @@ def check_exercise(exercise_id: str, runs: int, wrong_runs: int, log, parts, pre
         wrong_reports = []
         for i in range(wrong_runs):
             wrong_reports.append(grade_file(exercise_id, solution, overrides=[SUBMISSIONS / exercise_id / wrong.file],
-                                            only=list(wrong.fails)))
+                                            only=list(wrong.checks(cuda=True))))
             log(f"{exercise_id} wrong {wrong.file} {i + 1}/{wrong_runs}: " + " | ".join(wrong_reports[-1].lines()[1:]))
         summary = summarise(wrong_reports)
-        case = redteam.from_wrong_approach(exercise_id, wrong)
+        case = redteam.from_wrong_approach(exercise_id, wrong, cuda=True)
         summary["rejected_for_reason"] = sum(redteam.verdict(case, r)[0] for r in wrong_reports)
         result["wrong"][Path(wrong.file).stem] = summary
         save(exercise_id, result)

@@ -33,11 +33,11 @@ class Case:
         return self.path.stem
 
 
-def from_wrong_approach(exercise: str, wrong) -> Case:
+def from_wrong_approach(exercise: str, wrong, cuda: bool = False) -> Case:
     """A known-wrong approach of an exercise spec, judged like a red-team case."""
     from autograder.exercises import SUBMISSIONS
 
-    return Case(exercise, SUBMISSIONS / exercise / wrong.file, "rejected", tuple(wrong.fails), wrong.because,
+    return Case(exercise, SUBMISSIONS / exercise / wrong.file, "rejected", wrong.checks(cuda), wrong.because,
                 "gpu" if wrong.gpu_only else "any")
 
 

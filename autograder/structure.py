@@ -20,9 +20,16 @@ import torch._logging
 class GraphBreak:
     where: str  # "file.py:LINE"
     reason: str  # first line of Dynamo's explanation
+    frames: list[str] = field(default_factory=list)  # user-code traceback, outermost first: "file:line in func"
 
     def __str__(self) -> str:
         return f"{self.where}: {self.reason}"
+
+    @property
+    def inside_forward(self) -> bool:
+        """The break happened while a module's forward ran: the model's graph (and its backward) is split.
+        A break at ``loss.backward()`` or inside ``optimizer.step()`` is outside any forward."""
+        return any(f.endswith((" in _call_impl", " in forward")) for f in self.frames)
 
 
 @dataclass
@@ -59,6 +66,7 @@ class CompileEvents:
 
 
 _BREAK_AT = re.compile(r"Graph break.*? in user code at (\S+:\d+)")
+_FRAME = re.compile(r'File "(.+?)", line (\d+), in (\S+)')
 _RECOMPILE = re.compile(r"Recompiling function (\S+) in (\S+:\d+)")
 
 
@@ -76,7 +84,9 @@ def _parse_break(message: str) -> GraphBreak | None:
             reason = line.removeprefix("Graph Break Reason:").strip()
             nxt = next((ln for ln in lines[i + 1:] if ln), "")
             reason = nxt or reason
-    return GraphBreak(where.group(1), reason)
+    traceback = message.split("User code traceback:", 1)[1] if "User code traceback:" in message else ""
+    frames = [f"{file}:{line} in {func}" for file, line, func in _FRAME.findall(traceback)]
+    return GraphBreak(where.group(1), reason, frames)
 
 
 def _parse_recompile(message: str) -> Recompile | None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.exercises import ex01_eager_mode
+from autograder.exercises import ex01_eager_mode, ex02_compile_pipeline
 from autograder.exercises.spec import Exercise
 
-EXERCISES: dict[str, Exercise] = {e.id: e for e in (ex01_eager_mode.EXERCISE,)}
+EXERCISES: dict[str, Exercise] = {e.id: e for e in (ex01_eager_mode.EXERCISE, ex02_compile_pipeline.EXERCISE)}
 SUBMISSIONS = Path(__file__).parent / "submissions"
 
 

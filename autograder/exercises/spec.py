@@ -26,6 +26,10 @@ class WrongApproach:
     fails: tuple[str, ...]  # check ids that must fail
     because: str  # a phrase the failure message must contain
     gpu_only: bool = False  # rejected only where the mechanism exists (a CUDA GPU)
+    gpu_fails: tuple[str, ...] = ()  # checks that also fail on a GPU (a speed check that cannot run on a CPU)
+
+    def checks(self, cuda: bool) -> tuple[str, ...]:
+        return self.fails + self.gpu_fails if cuda else self.fails
 
 
 @dataclass(frozen=True)

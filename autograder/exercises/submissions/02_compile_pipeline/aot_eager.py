@@ -1,0 +1,12 @@
+# Known wrong: backend="aot_eager" traces forward and backward through AOTAutograd but generates no
+# kernels; it runs the same ATen ops as eager, a little slower (0.87x measured on an H200).
+def make_train_step(model, optimizer):
+    compiled = torch.compile(model, backend="aot_eager")  # noqa: F821
+
+    def step(x, y):
+        loss = mse(compiled(x), y)  # noqa: F821
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        return loss.detach()
+    return step

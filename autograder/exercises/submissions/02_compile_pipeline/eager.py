@@ -1,0 +1,5 @@
+# Known wrong: the eager training step, nothing compiled (about 1.0x).
+def make_train_step(model, optimizer):
+    def step(x, y):
+        return train_step(model, optimizer, x, y)  # noqa: F821
+    return step
