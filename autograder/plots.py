@@ -41,3 +41,28 @@ def times_by_size(sizes, eager_s, compiled_s, title: str):
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def bars(values: dict[str, float], ylabel: str, title: str, fmt: str = "{:.3g}"):
+    """One bar per label, each annotated with its value."""
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    bars_ = ax.bar(list(values), list(values.values()), color=["#888", "#4a90d9", "#e8793a", "#5aa55a"][:len(values)])
+    for bar, v in zip(bars_, values.values(), strict=True):
+        ax.annotate(fmt.format(v), (bar.get_x() + bar.get_width() / 2, v), ha="center", va="bottom")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def compile_and_run(rows: dict[str, tuple[float, float]], title: str):
+    """Side by side: compile seconds and run milliseconds per call, for each way of compiling."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.2))
+    names = list(rows)
+    left.bar(names, [c for c, _ in rows.values()], color="#e8793a")
+    left.set_ylabel("first call (compile), s")
+    right.bar(names, [r * 1e3 for _, r in rows.values()], color="#4a90d9")
+    right.set_ylabel("steady state, ms per call")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

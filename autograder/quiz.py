@@ -44,6 +44,42 @@ QUIZZES: dict[str, list[Question]] = {
                  1, "Eager runs each op as a kernel that reads and writes the whole tensor; the fused kernel keeps "
                     "intermediates in registers. The work is memory-bound, so fewer bytes moved is faster."),
     ],
+    "02": [
+        Question("What does Dynamo hand to a backend?",
+                 ("Python bytecode", "A torch.fx.GraphModule of the captured ops, with example inputs",
+                  "Triton source code", "A TorchScript module"),
+                 1, "Dynamo runs your function's bytecode symbolically and records the tensor ops in an FX graph; "
+                    "the backend (inductor, aot_eager, or your own callable) gets the GraphModule and example inputs "
+                    "and returns something callable to run instead."),
+        Question("Your function has one graph break in the middle. How many times is the backend called?",
+                 ("Once: the break is ignored", "Twice: one graph before the break, one after",
+                  "Never: the whole function runs eagerly", "Once per call of the function"),
+                 1, "Each side of the break is its own graph; the code at the break runs in Python. (Inside a "
+                    "loop, a break can instead make Dynamo skip the frame: lesson 4.)"),
+        Question("In the forward graph AOTAutograd builds, `y.add_(1.0)` appears as...",
+                 ("aten.add_ (in place)", "aten.add (out of place): the graph is functionalised",
+                  "a Python call", "nothing: AOTAutograd drops it"),
+                 1, "Functionalisation rewrites mutations as pure ops (and copies back into inputs where needed), "
+                    "so the compiler can reorder and fuse freely."),
+        Question("backend='aot_eager' on a training step is...",
+                 ("as fast as inductor", "about as fast as eager or slower: it traces forward and backward but "
+                  "generates no kernels", "faster than inductor for fp32", "unable to run backward"),
+                 1, "aot_eager runs the traced ATen graphs with the same eager kernels; it is a debugging tool to tell "
+                    "a Dynamo/AOTAutograd problem from an Inductor one (0.87x of eager on the exercise's step, H200)."),
+        Question("Why is the second compile of the same function, in a new process, faster than the first?",
+                 ("The GPU remembers it", "Inductor's on-disk caches (FX graph cache, AOTAutograd cache, compiled "
+                  "kernels) under TORCHINDUCTOR_CACHE_DIR survive the process", "Python caches bytecode",
+                  "It is not: every process compiles from scratch"),
+                 1, "The caches are on by default and keyed on the graph, the inputs' properties and the torch "
+                    "version; Dynamo still re-traces, but code generation and kernel compiles are reused."),
+        Question("You compile each of 24 identical transformer blocks (regional compilation) instead of the model. "
+                 "What do you expect?",
+                 ("24 compiles", "Much shorter compile time, similar run time: one block's code is reused",
+                  "A faster steady state than whole-model compile", "It does not work with nn.Sequential"),
+                 1, "The blocks share code, so the compiled graph is reused (after at most a recompile), and compile "
+                    "time stops growing with depth; the steady state is close to whole-model compile (the lesson "
+                    "measures both)."),
+    ],
 }
 
 
