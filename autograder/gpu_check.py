@@ -66,30 +66,55 @@ def summarise(reports: list[Report]) -> dict:
     return out
 
 
-def check_exercise(exercise_id: str, runs: int, wrong_runs: int, log, parts, previous: dict, save) -> dict:
+class RawRuns:
+    """Every grading's full report, one JSON line each, in <out>/gpu-runs/<exercise>.<submission>.jsonl: the
+    summaries are recomputed from them, and ``--accumulate`` adds runs made in several sittings (a GPU session
+    may cap one command's time) instead of starting over."""
+
+    def __init__(self, out: Path, accumulate: bool):
+        self.dir, self.accumulate = out / "gpu-runs", accumulate
+
+    def start(self, exercise_id: str, name: str) -> tuple[Path, list[Report]]:
+        path = self.dir / f"{exercise_id}.{name}.jsonl"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        if self.accumulate and path.exists():
+            return path, [Report.from_json(line) for line in path.read_text().splitlines() if line.strip()]
+        path.write_text("")
+        return path, []
+
+    @staticmethod
+    def add(path: Path, reports: list[Report], report: Report) -> None:
+        reports.append(report)
+        with path.open("a") as f:
+            f.write(report.to_json().replace("\n", " ") + "\n")
+
+
+def check_exercise(exercise_id: str, runs: int, wrong_runs: int, log, parts, previous: dict, save,
+                   raw: RawRuns) -> dict:
     exercise = EXERCISES[exercise_id]
     solution = REPO / "solutions" / exercise_id / f"{exercise_id}.ipynb"
     result = {"reference": previous.get("reference"), "wrong": dict(previous.get("wrong", {}))}
     if "reference" in parts:
-        reports = []
-        for i in range(runs):
-            reports.append(grade_file(exercise_id, solution))
-            log(f"{exercise_id} reference {i + 1}/{runs} ({reports[-1].seconds:.1f} s, load "
+        path, reports = raw.start(exercise_id, "reference")
+        for _ in range(runs):
+            RawRuns.add(path, reports, grade_file(exercise_id, solution))
+            log(f"{exercise_id} reference {len(reports)} ({reports[-1].seconds:.1f} s, load "
                 f"{reports[-1].environment.get('load_s', 0):.1f} s): " + " | ".join(reports[-1].lines()[1:]))
         result["reference"] = summarise(reports)
         save(exercise_id, result)
     for wrong in exercise.wrong:
-        if "wrong" not in parts and Path(wrong.file).stem not in parts:
+        name = Path(wrong.file).stem
+        if "wrong" not in parts and name not in parts:
             continue
-        wrong_reports = []
-        for i in range(wrong_runs):
-            wrong_reports.append(grade_file(exercise_id, solution, overrides=[SUBMISSIONS / exercise_id / wrong.file],
-                                            only=list(wrong.checks(cuda=True))))
-            log(f"{exercise_id} wrong {wrong.file} {i + 1}/{wrong_runs}: " + " | ".join(wrong_reports[-1].lines()[1:]))
+        path, wrong_reports = raw.start(exercise_id, name)
+        for _ in range(wrong_runs):
+            RawRuns.add(path, wrong_reports, grade_file(exercise_id, solution, only=list(wrong.checks(cuda=True)),
+                                                        overrides=[SUBMISSIONS / exercise_id / wrong.file]))
+            log(f"{exercise_id} wrong {wrong.file} {len(wrong_reports)}: " + " | ".join(wrong_reports[-1].lines()[1:]))
         summary = summarise(wrong_reports)
         case = redteam.from_wrong_approach(exercise_id, wrong, cuda=True)
         summary["rejected_for_reason"] = sum(redteam.verdict(case, r)[0] for r in wrong_reports)
-        result["wrong"][Path(wrong.file).stem] = summary
+        result["wrong"][name] = summary
         save(exercise_id, result)
     return result
 
@@ -150,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--part", action="append", default=None,
                         help="reference, wrong, redteam or one wrong approach's name (default: all); results "
                              "merge into an existing gpu-results.json in --out, so a long check can be split")
+    parser.add_argument("--accumulate", action="store_true",
+                        help="add these runs to the ones recorded in --out/gpu-runs instead of starting over")
     args = parser.parse_args(argv)
     parts = set(args.part or ["reference", "wrong", "redteam"])
     if not torch.cuda.is_available():
@@ -179,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
 
     for ex in exercise_ids:
         results["exercises"][ex] = check_exercise(ex, args.runs, args.wrong_runs or args.runs, log, parts,
-                                                  results["exercises"].get(ex, {}), save)
+                                                  results["exercises"].get(ex, {}), save,
+                                                  RawRuns(args.out, args.accumulate))
     if "redteam" in parts:
         results["redteam_gpu"].update(check_redteam(exercise_ids, log))
     results["wall_s"] = round(time.perf_counter() - start, 1)

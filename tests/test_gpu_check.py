@@ -1,0 +1,27 @@
+"""gpu-check's bookkeeping (the GPU runs themselves happen in `make gpu-check` on a CUDA machine)."""
+
+from autograder.gpu_check import RawRuns, summarise
+from autograder.grader import CheckResult, Report
+
+
+def _report(speedup: float, ok: bool) -> Report:
+    status = "passed" if ok else "failed"
+    speed = CheckResult("s", "speed", "speed", 4.0 if ok else 0.0, 4, status, "measured", "",
+                        {"speedup": speedup, "baseline_s": 2e-3, "candidate_s": 2e-3 / speedup,
+                         "candidate_spread": 0.01})
+    return Report("01_eager_mode", [speed], {"gpu": "test"}, 1.0, False)
+
+
+def test_accumulated_runs_are_summarised_together_and_a_fresh_start_forgets_them(tmp_path):
+    first = RawRuns(tmp_path, accumulate=False)
+    path, reports = first.start("01_eager_mode", "reference")
+    for s in (2.0, 3.0):
+        RawRuns.add(path, reports, _report(s, True))
+    path, reports = RawRuns(tmp_path, accumulate=True).start("01_eager_mode", "reference")
+    assert len(reports) == 2  # read back from the JSON lines
+    RawRuns.add(path, reports, _report(4.0, False))
+    summary = summarise(reports)
+    assert (summary["runs"], summary["passed"], summary["speedup_median"]) == (3, 2, 3.0)
+    assert (summary["speedup_min"], summary["speedup_max"]) == (2.0, 4.0)
+    _, fresh = RawRuns(tmp_path, accumulate=False).start("01_eager_mode", "reference")
+    assert fresh == [] and path.read_text() == ""
