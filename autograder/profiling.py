@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 
@@ -42,9 +43,11 @@ def profile_call(fn, *args, device=None, warmup: int = 3) -> CallProfile:
         fn(*args)
     synchronize(device)
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
-    with profile(activities=activities) as prof:
-        fn(*args)
-        synchronize(device)
+    with warnings.catch_warnings():  # "Profiler clears events at the end of each cycle": expected, one cycle
+        warnings.simplefilter("ignore")
+        with profile(activities=activities) as prof:
+            fn(*args)
+            synchronize(device)
     if cuda:
         events = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
         total = sum(e.device_time for e in events) / 1e6
