@@ -166,6 +166,31 @@ def markdown(results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def rebuild(out: Path) -> int:
+    """Recompute every summary in out/gpu-results.* from the raw runs in out/gpu-runs."""
+    json_path = out / "gpu-results.json"
+    results = json.loads(json_path.read_text())
+    for path in sorted((out / "gpu-runs").glob("*.jsonl")):
+        exercise_id, name = path.stem.split(".", 1)
+        reports = [Report.from_json(line) for line in path.read_text().splitlines() if line.strip()]
+        gpus = {r.environment.get("gpu") for r in reports}
+        if gpus != {results["gpu"]}:
+            raise SystemExit(f"{path}: runs on {gpus}, but {json_path} is for {results['gpu']}")
+        entry = results["exercises"].setdefault(exercise_id, {"reference": None, "wrong": {}})
+        summary = summarise(reports)
+        if name == "reference":
+            entry["reference"] = summary
+            continue
+        wrong = next(w for w in EXERCISES[exercise_id].wrong if Path(w.file).stem == name)
+        case = redteam.from_wrong_approach(exercise_id, wrong, cuda=True)
+        summary["rejected_for_reason"] = sum(redteam.verdict(case, r)[0] for r in reports)
+        entry["wrong"][name] = summary
+    json_path.write_text(json.dumps(results, indent=1) + "\n")
+    (out / "gpu-results.md").write_text(markdown(results))
+    print(markdown(results))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.gpu_check", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
@@ -177,7 +202,12 @@ def main(argv: list[str] | None = None) -> int:
                              "merge into an existing gpu-results.json in --out, so a long check can be split")
     parser.add_argument("--accumulate", action="store_true",
                         help="add these runs to the ones recorded in --out/gpu-runs instead of starting over")
+    parser.add_argument("--rebuild", action="store_true",
+                        help="no GPU needed: recompute the summaries in --out from the recorded runs (e.g. after a "
+                             "run was cut short by a time limit)")
     args = parser.parse_args(argv)
+    if args.rebuild:
+        return rebuild(args.out)
     parts = set(args.part or ["reference", "wrong", "redteam"])
     if not torch.cuda.is_available():
         print("make gpu-check needs a CUDA GPU: torch.cuda.is_available() is False here", file=sys.stderr)
