@@ -16,15 +16,19 @@ REPO = Path(__file__).resolve().parents[2]
 CPU_CASES = redteam.cases(device="cpu")
 
 
+def _case_id(case) -> str:
+    return f"{case.exercise}/{case.name}"
+
+
 def _solution(exercise: str) -> Path:
     return REPO / "solutions" / exercise / f"{exercise}.ipynb"
 
 
 def test_every_exercise_with_a_spec_has_cpu_red_team_cases():
-    assert {c.exercise for c in CPU_CASES} >= {"01_eager_mode"}
+    assert {c.exercise for c in CPU_CASES} >= {"01_eager_mode", "02_compile_pipeline"}
 
 
-@pytest.mark.parametrize("case", [c for c in CPU_CASES if c.outcome == "rejected"], ids=lambda c: c.name)
+@pytest.mark.parametrize("case", [c for c in CPU_CASES if c.outcome == "rejected"], ids=_case_id)
 def test_cheat_is_rejected_for_the_right_reason(case):
     only = None if case.checks == ("*",) else list(case.checks)
     timeout = 10 if case.name == "infinite_loop" else 300
@@ -37,6 +41,14 @@ def test_cheat_is_rejected_for_the_right_reason(case):
     ok, why = redteam.verdict(case, report)
     assert ok, f"{case.name}: {why}\n" + "\n".join(report.lines())
     assert not report.ok()
+
+
+@pytest.mark.parametrize("case", [c for c in CPU_CASES if c.outcome == "passed"], ids=_case_id)
+def test_a_legitimate_submission_passes(case):
+    report = grade_file(case.exercise, _solution(case.exercise), overrides=[case.path], cpu_gate=1.0,
+                        only=list(case.checks))
+    ok, why = redteam.verdict(case, report)
+    assert ok, f"{case.name}: {why}\n" + "\n".join(report.lines())
 
 
 def test_the_secret_seed_is_not_visible_to_the_submission():

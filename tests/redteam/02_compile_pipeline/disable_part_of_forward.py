@@ -1,0 +1,23 @@
+# outcome: rejected | checks: train_step_one_graph | reason: inside the model's forward | device: any
+# Hides the awkward half of the model from the compiler with torch.compiler.disable: the forward breaks there.
+def make_train_step(model, optimizer):
+    half = len(model) // 2
+    first, second = model[:half], torch.compiler.disable(model[half:])  # noqa: F821
+
+    class Split(torch.nn.Module):  # noqa: F821
+        def __init__(self):
+            super().__init__()
+            self.first = first
+
+        def forward(self, x):
+            return second(self.first(x))
+
+    compiled = torch.compile(Split())  # noqa: F821
+
+    def step(x, y):
+        loss = mse(compiled(x), y)  # noqa: F821
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        return loss.detach()
+    return step

@@ -1,0 +1,13 @@
+# outcome: passed | checks: train_step_correct,train_step_one_graph | reason: legitimate | device: any
+# Legitimate: regional compilation, each block compiled on its own (lesson 2, section 6).
+def make_train_step(model, optimizer):
+    for block in model:
+        block.compile()
+
+    def step(x, y):
+        loss = mse(model(x), y)  # noqa: F821
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        return loss.detach()
+    return step

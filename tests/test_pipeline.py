@@ -1,0 +1,147 @@
+"""Lesson 2's windows into the pipeline, exercise 02's premises, and where a graph break is located."""
+
+from collections import Counter
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from autograder import pipeline
+from autograder.correctness import PUBLIC_SECRET
+from autograder.exercises import ex02_compile_pipeline as ex02
+from autograder.models import BlockConfig, make_model, mse
+from autograder.structure import capture_compile_events
+
+
+def scaled(x, w, steps: int):
+    y = x @ w
+    for _ in range(steps):
+        y = y * 0.5
+    y.add_(1.0)
+    return torch.tanh(y)
+
+
+X, W = torch.randn(4, 8), torch.randn(8, 8, requires_grad=True)
+
+
+def test_guards_pin_python_values_and_tensor_properties():
+    torch._dynamo.reset()
+    with pipeline.capture_logs(guards=True) as logs:
+        torch.compile(scaled, backend="eager")(X, W, 3)
+    guards = pipeline.guard_lines(logs)
+    assert any(g.startswith("EQUALS_MATCH") and "L['steps'] == 3" in g for g in guards)
+    assert any(g.startswith("TENSOR_MATCH") and "L['x']" in g and "size=[4, 8]" in g for g in guards)
+
+
+def test_capture_logs_leaves_torch_logging_quiet_afterwards(capfd):
+    with pipeline.capture_logs(guards=True):
+        pass
+    torch._dynamo.reset()
+    torch.compile(scaled, backend="eager")(X, W, 2)
+    assert "GUARDS" not in capfd.readouterr().err
+
+
+def test_aot_graphs_are_functional_and_split_into_forward_and_backward():
+    graphs = pipeline.aot_graphs(lambda x, w: scaled(x, w, 2), X, W)
+    forward, backward = pipeline.aten_ops(graphs.forward[0]), pipeline.aten_ops(graphs.backward[0])
+    # y.add_ became an out-of-place add ('detach' marks the tanh output saved for the backward)
+    assert [op for op in forward if op != "detach"] == ["mm", "mul", "mul", "add", "tanh"]
+    assert "mm" in backward and "tanh_backward" in backward
+    assert "tangents_1" in graphs.backward[0]
+
+
+def test_decompositions_break_composite_backward_ops_into_core_ops():
+    from torch._decomp import core_aten_decompositions
+
+    def gelu(x, w):
+        return torch.nn.functional.gelu(x @ w, approximate="tanh")
+
+    plain = pipeline.aten_ops(pipeline.aot_graphs(gelu, X, W).backward[0])
+    table = core_aten_decompositions()
+    decomposed = pipeline.aten_ops(pipeline.aot_graphs(gelu, X, W, decompositions=table).backward[0])
+    assert "gelu_backward" in plain and "gelu_backward" not in decomposed and "tanh" in decomposed
+
+
+def test_inductor_fuses_a_pointwise_chain_into_one_kernel_and_its_source_is_shown():
+    from autograder.exercises.ex01_eager_mode import gelu_bias_chain
+
+    x, bias = torch.randn(64, 64), torch.randn(64)
+    out, source = pipeline.inductor_code(gelu_bias_chain, x, bias)
+    names = pipeline.kernel_names(source)
+    assert len(names) == 1 and "tanh" in names[0]
+    assert names[0] in pipeline.kernel_source(source, names[0])
+    torch.testing.assert_close(out, gelu_bias_chain(x, bias))
+
+
+def test_a_cold_compile_takes_longer_than_a_warm_cache():
+    def f(x):
+        return torch.sin(x) * torch.cos(x) + 1
+
+    x = torch.randn(256)
+    pipeline.first_call_seconds(f, x, cold=False)  # make sure the cache holds it
+    warm = min(pipeline.first_call_seconds(f, x, cold=False) for _ in range(2))
+    cold = pipeline.first_call_seconds(f, x, cold=True)
+    assert cold > warm
+
+
+# ---- exercise 02's premises ----
+
+def test_the_hidden_functions_give_the_graph_counts_the_grader_declares():
+    ctx = SimpleNamespace(secret=PUBLIC_SECRET)
+    x = torch.randn(16)
+    for description, fn, graphs in ex02.hidden_functions(ctx):
+        recorder = ex02._TrustedRecorder()
+        torch._dynamo.reset()
+        torch.compile(fn, backend=recorder)(x)
+        assert len(recorder.graphs) == graphs, description
+        assert all(isinstance(g, Counter) and sum(g.values()) > 0 for g in recorder.graphs)
+
+
+def test_the_hidden_functions_depend_on_the_secret():
+    a = ex02.hidden_functions(SimpleNamespace(secret="one"))
+    b = ex02.hidden_functions(SimpleNamespace(secret="two"))
+    x = torch.randn(16)
+    assert any(not torch.equal(fa(x), fb(x)) for (_, fa, _), (_, fb, _) in zip(a, b, strict=True))
+
+
+def test_the_eager_train_step_returns_the_loss_and_updates_every_weight():
+    cfg, batch = ex02.CONFIGS["smoke"]
+    model = make_model(cfg)
+    before = [p.detach().clone() for p in model.parameters()]
+    x, y = torch.randn(batch, cfg.seq, cfg.dim), torch.randn(batch, cfg.seq, cfg.dim)
+    expected = mse(model(x), y).detach()
+    loss = ex02.train_step(model, ex02.make_optimizer(model), x, y)
+    torch.testing.assert_close(loss, expected)
+    assert all(not torch.equal(p, b) for p, b in zip(model.parameters(), before, strict=True))
+    assert all(p.grad is None for p in model.parameters())
+
+
+def test_make_model_is_reproducible_from_its_seed():
+    cfg = BlockConfig(dim=32, heads=2, layers=1, seq=8)
+    a, b = make_model(cfg, seed=3), make_model(cfg, seed=3)
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
+
+
+# ---- where a graph break happened ----
+
+class _Checked(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:  # data-dependent: breaks the graph inside forward
+            return x * 2
+        return x
+
+
+@pytest.mark.parametrize("inside", [True, False])
+def test_a_graph_break_is_located_inside_or_outside_a_module_forward(inside):
+    module = _Checked()
+
+    def outside(x):
+        y = torch.sin(x)
+        torch._dynamo.graph_break()
+        return y + 1
+
+    torch._dynamo.reset()
+    with capture_compile_events() as events:
+        torch.compile(module if inside else outside)(torch.randn(8))
+    assert len(events.graph_breaks) == 1
+    assert events.graph_breaks[0].inside_forward is inside
