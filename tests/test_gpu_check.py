@@ -25,3 +25,19 @@ def test_accumulated_runs_are_summarised_together_and_a_fresh_start_forgets_them
     assert (summary["speedup_min"], summary["speedup_max"]) == (2.0, 4.0)
     _, fresh = RawRuns(tmp_path, accumulate=False).start("01_eager_mode", "reference")
     assert fresh == [] and path.read_text() == ""
+
+
+def test_rebuild_recomputes_the_tables_from_the_recorded_runs_without_a_gpu(tmp_path):
+    import json
+
+    from autograder.gpu_check import main
+
+    (tmp_path / "gpu-results.json").write_text(json.dumps(
+        {"gpu": "test", "torch": "x", "date": "d", "exercises": {}, "redteam_gpu": {}}))
+    path, reports = RawRuns(tmp_path, accumulate=False).start("01_eager_mode", "reference")
+    for s in (5.0, 7.0):
+        RawRuns.add(path, reports, _report(s, True))
+    assert main(["--rebuild", "--out", str(tmp_path)]) == 0
+    reference = json.loads((tmp_path / "gpu-results.json").read_text())["exercises"]["01_eager_mode"]["reference"]
+    assert (reference["runs"], reference["passed"], reference["speedup_median"]) == (2, 2, 6.0)
+    assert "6.00x (5.00..7.00)" in (tmp_path / "gpu-results.md").read_text()
