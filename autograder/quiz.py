@@ -65,7 +65,7 @@ QUIZZES: dict[str, list[Question]] = {
                  ("as fast as inductor", "about as fast as eager or slower: it traces forward and backward but "
                   "generates no kernels", "faster than inductor for fp32", "unable to run backward"),
                  1, "aot_eager runs the traced ATen graphs with the same eager kernels; it is a debugging tool to tell "
-                    "a Dynamo/AOTAutograd problem from an Inductor one (0.87x of eager on the exercise's step, H200)."),
+                    "a Dynamo/AOTAutograd problem from an Inductor one (0.82x of eager on the exercise's step, H200)."),
         Question("Why is the second compile of the same function, in a new process, faster than the first?",
                  ("The GPU remembers it", "Inductor's on-disk caches (FX graph cache, AOTAutograd cache, compiled "
                   "kernels) under TORCHINDUCTOR_CACHE_DIR survive the process", "Python caches bytecode",
