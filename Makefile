@@ -21,7 +21,7 @@ PY ?= $(BIN)/python
 STAMP := $(VENV)/.course-installed
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help env lab test lint strip exercises check gpu-check clean
+.PHONY: help env lab test lint strip exercises check gpu-check release autograde feedback grades clean
 
 help: ## list every target with what it does
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -56,6 +56,18 @@ check: $(STAMP) ## execute every lesson and solution with papermill (SIZE=smoke|
 gpu-check: ## on a CUDA GPU: grade references, wrong approaches and GPU cheats 20x; write benchmarks/gpu-results.*
 	$(if $(filter $(BIN)/python,$(PY)),@$(MAKE) --no-print-directory env)
 	PYTHONPATH="$(CURDIR)" $(PY) -m autograder.gpu_check $(GPU_ARGS)
+
+release: $(STAMP) ## instructors: nbgrader generate_assignment for every assignment, recorded in gradebook.db
+	$(BIN)/python -m autograder.classroom release
+
+autograde: $(STAMP) ## instructors: nbgrader autograde every submission in submitted/, one after the other
+	$(BIN)/python -m autograder.classroom autograde
+
+feedback: $(STAMP) ## instructors: one feedback HTML per student and assignment, under feedback/
+	$(BIN)/python -m autograder.classroom feedback
+
+grades: $(STAMP) ## instructors: grades.csv, one row per student, assignment and check
+	$(BIN)/python -m autograder.classroom grades
 
 clean: ## delete executed notebooks and caches (keeps .venv; `rm -rf .venv` for a fresh start)
 	rm -rf build .pytest_cache .ruff_cache

@@ -1,0 +1,130 @@
+"""Instructor commands: thin wrappers over nbgrader's own command line and its SQLite gradebook.
+
+    python -m autograder.classroom release|autograde|feedback|grades [--course DIR]
+
+* ``release``   nbgrader generate_assignment for every assignment in solutions/ into exercises/, recorded in
+                the course's gradebook (gradebook.db), then stripped as committed;
+* ``autograde`` nbgrader autograde for every assignment found under submitted/<student>/, one after the
+                other (one GPU: submissions never share it); unknown students are added;
+* ``feedback``  nbgrader generate_feedback: one HTML file per student and assignment under feedback/;
+* ``grades``    grades.csv with one row per student, assignment and check (score and max score).
+
+The grading secret comes from ``COURSE_GRADING_SECRET``; time limits from ``COURSE_CELL_TIMEOUT`` (per cell)
+and ``COURSE_SUBMISSION_TIMEOUT`` (per isolated grading of a submission).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from autograder.notebooks import REPO, strip_file
+from autograder.release import assignments
+
+
+def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run one nbgrader command in ``course``; raise with its output if it fails."""
+    env = dict(os.environ)
+    # nbgrader shells out to `alembic` for its gradebook: this interpreter's scripts must be on PATH.
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    cmd = [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={course}"]
+    proc = subprocess.run(cmd, cwd=course, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[2:])} failed (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def submitted_assignments(course: Path) -> list[str]:
+    """Assignments that at least one student has submitted (submitted/<student>/<assignment>/)."""
+    return sorted({p.name for p in (course / "submitted").glob("*/*") if p.is_dir()})
+
+
+def release(course: Path) -> list[Path]:
+    for name in assignments(course / "solutions"):
+        nbgrader(course, "generate_assignment", name, "--force")
+    notebooks = sorted((course / "exercises").glob("*/*.ipynb"))
+    for nb in notebooks:
+        strip_file(nb)
+    return notebooks
+
+
+def quarantine_unreadable(course: Path) -> list[Path]:
+    """A submitted file that is not a readable notebook cannot be autograded: keep it as ``*.unreadable`` and
+    put the released student version in its place, with a first cell that says why. It then scores 0 on every
+    check, and the student's feedback carries the message."""
+    import nbformat
+
+    replaced = []
+    for path in sorted((course / "submitted").glob("*/*/*.ipynb")):
+        try:
+            nbformat.validate(nbformat.read(path, as_version=4))
+            continue
+        except Exception as err:  # not JSON, not a notebook, or not a valid one
+            reason = f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}"
+        released = course / "exercises" / path.parent.name / path.name
+        kept = path.with_name(path.name + ".unreadable")
+        path.replace(kept)
+        nb = nbformat.read(released, as_version=4)
+        nb.cells.insert(0, nbformat.v4.new_markdown_cell(
+            f"**This submission could not be graded.** The file submitted as `{path.name}` is not a readable "
+            f"Jupyter notebook ({reason}). Every check scores 0. The file was kept as `{kept.name}`; ask your "
+            "instructor to regrade once a readable notebook is submitted."))
+        nbformat.write(nb, path)
+        replaced.append(path)
+    return replaced
+
+
+def autograde(course: Path) -> list[str]:
+    for path in quarantine_unreadable(course):
+        print(f"unreadable submission replaced by a zero-scoring notebook with a message: {path}")
+    done = []
+    for name in submitted_assignments(course):
+        nbgrader(course, "autograde", name, "--create", "--force")
+        done.append(name)
+    return done
+
+
+def feedback(course: Path) -> list[Path]:
+    for name in submitted_assignments(course):
+        nbgrader(course, "generate_feedback", name, "--force")
+    return sorted((course / "feedback").glob("*/*/*.html"))
+
+
+def grades(course: Path, out: Path | None = None) -> Path:
+    """One row per student, assignment and graded check, from the gradebook."""
+    from nbgrader.api import Gradebook
+
+    out = out or course / "grades.csv"
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb, out.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student", "assignment", "check", "score", "max_score"])
+        for assignment in gb.assignments:
+            for student in gb.students:
+                try:
+                    submission = gb.find_submission(assignment.name, student.id)
+                except Exception:  # nbgrader's MissingEntry: this student did not submit it
+                    continue
+                for notebook in submission.notebooks:
+                    for grade in sorted(notebook.grades, key=lambda g: g.name):
+                        writer.writerow([student.id, assignment.name, grade.name, grade.score, grade.max_score])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.classroom", description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["release", "autograde", "feedback", "grades"])
+    parser.add_argument("--course", type=Path, default=REPO)
+    args = parser.parse_args(argv)
+    course = args.course.resolve()
+    result = {"release": release, "autograde": autograde, "feedback": feedback, "grades": grades}[args.command](course)
+    for item in result if isinstance(result, list) else [result]:
+        print(item)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

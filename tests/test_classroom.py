@@ -1,0 +1,98 @@
+"""The nbgrader classroom path end to end, with nbgrader's real CLI and SQLite gradebook (no mocks).
+
+A class of fake students submits exercise 01; `autograde` grades them one after the other; every student's
+score per check, the CSV export and the feedback files are checked. The speed check runs under the explicit
+CPU permission (COURSE_ALLOW_SKIP=1, COURSE.md) so the test is meaningful without a GPU.
+"""
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder import classroom
+
+REPO = Path(__file__).resolve().parent.parent
+EX = "01_eager_mode"
+FULL = {"benchmark_known_durations": 3, "benchmark_excludes_compile": 2, "fast_gelu_bias_correct": 3,
+        "fast_gelu_bias_speed": 4}
+
+
+def _notebook(kind: str, course: Path) -> str:
+    solution = json.loads((course / "solutions" / EX / f"{EX}.ipynb").read_text())
+    stub = json.loads((course / "exercises" / EX / f"{EX}.ipynb").read_text())
+    if kind == "reference":
+        return json.dumps(solution)
+    if kind == "untouched":
+        return json.dumps(stub)
+    if kind == "unreadable":
+        return '{"cells": [ this is not a notebook'
+    if kind == "half_done":  # benchmark written, fast_gelu_bias still the stub
+        cell = next(c for c in solution["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "benchmark")
+        for i, c in enumerate(stub["cells"]):
+            if c["metadata"].get("nbgrader", {}).get("grade_id") == "benchmark":
+                stub["cells"][i] = cell
+        return json.dumps(stub)
+    if kind == "sys_exit":  # the reference with sys.exit(0) in a solution cell
+        for c in solution["cells"]:
+            if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
+                c["source"] = "import sys\nsys.exit(0)\n" + "".join(c["source"])
+        return json.dumps(solution)
+    raise ValueError(kind)
+
+
+CLASS = {"alice": ("reference", FULL),
+         "bob": ("untouched", dict.fromkeys(FULL, 0)),
+         "carol": ("unreadable", dict.fromkeys(FULL, 0)),
+         "dave": ("half_done", {**dict.fromkeys(FULL, 0), "benchmark_known_durations": 3,
+                                "benchmark_excludes_compile": 2}),
+         "erin": ("sys_exit", dict.fromkeys(FULL, 0))}
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    course = tmp_path_factory.mktemp("course")
+    shutil.copy(REPO / "nbgrader_config.py", course)
+    shutil.copytree(REPO / "solutions" / EX, course / "solutions" / EX)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("COURSE_ALLOW_SKIP", "1")
+    mp.setenv("COURSE_GRADING_SECRET", "instructor-secret-for-the-test")
+    try:
+        classroom.release(course)
+        for student, (kind, _) in CLASS.items():
+            folder = course / "submitted" / student / EX
+            folder.mkdir(parents=True)
+            (folder / f"{EX}.ipynb").write_text(_notebook(kind, course))
+        classroom.autograde(course)
+        classroom.feedback(course)
+        classroom.grades(course)
+    finally:
+        mp.undo()
+    return course
+
+
+def test_every_student_gets_the_score_each_check_deserves(graded_class):
+    rows = list(csv.DictReader((graded_class / "grades.csv").open()))
+    scores = {(r["student"], r["check"]): float(r["score"]) for r in rows}
+    assert {r["student"] for r in rows} == set(CLASS)
+    for student, (kind, expected) in CLASS.items():
+        got = {check: scores[(student, check)] for check in FULL}
+        assert got == expected, f"{student} ({kind})"
+
+
+def test_max_points_in_the_gradebook_are_the_exercise_specs_points(graded_class):
+    from autograder.exercises import get_exercise
+
+    rows = list(csv.DictReader((graded_class / "grades.csv").open()))
+    spec = {c.id: c.points for c in get_exercise(EX).checks}
+    assert {r["check"]: float(r["max_score"]) for r in rows} == spec
+
+
+def test_each_student_has_feedback_and_an_unreadable_file_is_kept_and_explained(graded_class):
+    for student in CLASS:
+        assert (graded_class / "feedback" / student / EX / f"{EX}.html").exists(), student
+    kept = graded_class / "submitted" / "carol" / EX / f"{EX}.ipynb.unreadable"
+    assert kept.read_text().startswith('{"cells": [ this is not')
+    assert "could not be graded" in (graded_class / "feedback" / "carol" / EX / f"{EX}.html").read_text()
