@@ -40,6 +40,16 @@ def _notebook(kind: str, course: Path) -> str:
             if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
                 c["source"] = "import sys\nsys.exit(0)\n" + "".join(c["source"])
         return json.dumps(solution)
+    if kind == "renamed":  # the entry point renamed: its checks score 0, the rest still count
+        for c in solution["cells"]:
+            if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
+                c["source"] = "".join(c["source"]).replace("fast_gelu_bias =", "fast_gelu =")
+        return json.dumps(solution)
+    if kind == "hangs":  # the reference with an endless loop in a solution cell
+        for c in solution["cells"]:
+            if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
+                c["source"] = "while True:\n    pass\n" + "".join(c["source"])
+        return json.dumps(solution)
     raise ValueError(kind)
 
 
@@ -48,7 +58,9 @@ CLASS = {"alice": ("reference", FULL),
          "carol": ("unreadable", dict.fromkeys(FULL, 0)),
          "dave": ("half_done", {**dict.fromkeys(FULL, 0), "benchmark_known_durations": 3,
                                 "benchmark_excludes_compile": 2}),
-         "erin": ("sys_exit", dict.fromkeys(FULL, 0))}
+         "erin": ("sys_exit", dict.fromkeys(FULL, 0)),
+         "frank": ("renamed", {**FULL, "fast_gelu_bias_correct": 0, "fast_gelu_bias_speed": 0}),
+         "grace": ("hangs", dict.fromkeys(FULL, 0))}
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +71,9 @@ def graded_class(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("COURSE_ALLOW_SKIP", "1")
     mp.setenv("COURSE_GRADING_SECRET", "instructor-secret-for-the-test")
+    # Short limits so the hanging submission costs a minute: a notebook cell, and one isolated grading.
+    mp.setenv("COURSE_CELL_TIMEOUT", "60")
+    mp.setenv("COURSE_SUBMISSION_TIMEOUT", "30")
     try:
         classroom.release(course)
         for student, (kind, _) in CLASS.items():
@@ -88,6 +103,13 @@ def test_max_points_in_the_gradebook_are_the_exercise_specs_points(graded_class)
     rows = list(csv.DictReader((graded_class / "grades.csv").open()))
     spec = {c.id: c.points for c in get_exercise(EX).checks}
     assert {r["check"]: float(r["max_score"]) for r in rows} == spec
+
+
+def test_a_hang_and_a_renamed_entry_point_are_explained_in_the_feedback(graded_class):
+    hang = (graded_class / "feedback" / "grace" / EX / f"{EX}.html").read_text()
+    assert "timed out" in hang or "time limit" in hang
+    renamed = (graded_class / "feedback" / "frank" / EX / f"{EX}.html").read_text()
+    assert "no function named fast_gelu_bias" in renamed
 
 
 def test_each_student_has_feedback_and_an_unreadable_file_is_kept_and_explained(graded_class):
