@@ -66,6 +66,14 @@ def summarise(reports: list[Report]) -> dict:
     return out
 
 
+def summarise_wrong(exercise_id: str, wrong, reports: list[Report]) -> dict:
+    """A wrong approach's summary, with how many gradings rejected it for its stated reason."""
+    summary = summarise(reports)
+    case = redteam.from_wrong_approach(exercise_id, wrong, cuda=True)
+    summary["rejected_for_reason"] = sum(redteam.verdict(case, r)[0] for r in reports)
+    return summary
+
+
 class RawRuns:
     """Every grading's full report, one JSON line each, in <out>/gpu-runs/<exercise>.<submission>.jsonl: the
     summaries are recomputed from them, and ``--accumulate`` adds runs made in several sittings (a GPU session
@@ -111,10 +119,7 @@ def check_exercise(exercise_id: str, runs: int, wrong_runs: int, log, parts, pre
             RawRuns.add(path, wrong_reports, grade_file(exercise_id, solution, only=list(wrong.checks(cuda=True)),
                                                         overrides=[SUBMISSIONS / exercise_id / wrong.file]))
             log(f"{exercise_id} wrong {wrong.file} {len(wrong_reports)}: " + " | ".join(wrong_reports[-1].lines()[1:]))
-        summary = summarise(wrong_reports)
-        case = redteam.from_wrong_approach(exercise_id, wrong, cuda=True)
-        summary["rejected_for_reason"] = sum(redteam.verdict(case, r)[0] for r in wrong_reports)
-        result["wrong"][name] = summary
+        result["wrong"][name] = summarise_wrong(exercise_id, wrong, wrong_reports)
         save(exercise_id, result)
     return result
 
@@ -177,14 +182,11 @@ def rebuild(out: Path) -> int:
         if gpus != {results["gpu"]}:
             raise SystemExit(f"{path}: runs on {gpus}, but {json_path} is for {results['gpu']}")
         entry = results["exercises"].setdefault(exercise_id, {"reference": None, "wrong": {}})
-        summary = summarise(reports)
         if name == "reference":
-            entry["reference"] = summary
+            entry["reference"] = summarise(reports)
             continue
         wrong = next(w for w in EXERCISES[exercise_id].wrong if Path(w.file).stem == name)
-        case = redteam.from_wrong_approach(exercise_id, wrong, cuda=True)
-        summary["rejected_for_reason"] = sum(redteam.verdict(case, r)[0] for r in reports)
-        entry["wrong"][name] = summary
+        entry["wrong"][name] = summarise_wrong(exercise_id, wrong, reports)
     json_path.write_text(json.dumps(results, indent=1) + "\n")
     (out / "gpu-results.md").write_text(markdown(results))
     print(markdown(results))
