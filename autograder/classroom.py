@@ -17,25 +17,11 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
-import subprocess
 import sys
 from pathlib import Path
 
-from autograder.notebooks import REPO, strip_file
-from autograder.release import assignments
-
-
-def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
-    """Run one nbgrader command in ``course``; raise with its output if it fails."""
-    env = dict(os.environ)
-    # nbgrader shells out to `alembic` for its gradebook: this interpreter's scripts must be on PATH.
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    cmd = [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={course}"]
-    proc = subprocess.run(cmd, cwd=course, env=env, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd[2:])} failed (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
-    return proc
+from autograder.notebooks import REPO
+from autograder.release import generate, run_nbgrader
 
 
 def submitted_assignments(course: Path) -> list[str]:
@@ -44,12 +30,7 @@ def submitted_assignments(course: Path) -> list[str]:
 
 
 def release(course: Path) -> list[Path]:
-    for name in assignments(course / "solutions"):
-        nbgrader(course, "generate_assignment", name, "--force")
-    notebooks = sorted((course / "exercises").glob("*/*.ipynb"))
-    for nb in notebooks:
-        strip_file(nb)
-    return notebooks
+    return generate(course / "exercises", db_url=f"sqlite:///{course / 'gradebook.db'}", course=course)
 
 
 def quarantine_unreadable(course: Path) -> list[Path]:
@@ -83,14 +64,14 @@ def autograde(course: Path) -> list[str]:
         print(f"unreadable submission replaced by a zero-scoring notebook with a message: {path}")
     done = []
     for name in submitted_assignments(course):
-        nbgrader(course, "autograde", name, "--create", "--force")
+        run_nbgrader(course, "autograde", name, "--create", "--force")
         done.append(name)
     return done
 
 
 def feedback(course: Path) -> list[Path]:
     for name in submitted_assignments(course):
-        nbgrader(course, "generate_feedback", name, "--force")
+        run_nbgrader(course, "generate_feedback", name, "--force")
     return sorted((course / "feedback").glob("*/*/*.html"))
 
 

@@ -24,22 +24,27 @@ def assignments(source: Path = SOURCE) -> list[str]:
     return sorted(p.name for p in source.iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
 
 
-def generate(release_dir: Path, db_url: str | None = None) -> list[Path]:
-    """Run nbgrader generate_assignment for every assignment into ``release_dir``; return the notebooks."""
-    release_dir = Path(release_dir).resolve()
+def run_nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run one nbgrader command in the course folder ``course``; raise with its output if it fails."""
     env = dict(os.environ)
-    # nbgrader shells out to `alembic` for its gradebook; make sure this interpreter's scripts are on PATH.
+    # nbgrader shells out to `alembic` for its gradebook: this interpreter's scripts must be on PATH.
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    cmd = [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={course}"]
+    proc = subprocess.run(cmd, cwd=course, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[2:])} failed (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def generate(release_dir: Path, db_url: str | None = None, course: Path = REPO) -> list[Path]:
+    """Run nbgrader generate_assignment for every assignment of ``course`` into ``release_dir``; return the
+    notebooks. ``db_url``: the gradebook that records them (default: a scratch one, thrown away)."""
+    release_dir = Path(release_dir).resolve()
     with tempfile.TemporaryDirectory() as scratch:
         db = db_url or f"sqlite:///{scratch}/gradebook.db"
-        for name in assignments():
-            cmd = [
-                sys.executable, "-m", "nbgrader", "generate_assignment", name, "--force", "--quiet",
-                f"--CourseDirectory.release_directory={release_dir}", f"--CourseDirectory.db_url={db}",
-            ]
-            proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
-            if proc.returncode != 0:
-                raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{proc.stdout}\n{proc.stderr}")
+        for name in assignments(course / "solutions"):
+            run_nbgrader(course, "generate_assignment", name, "--force", "--quiet",
+                         f"--CourseDirectory.release_directory={release_dir}", f"--CourseDirectory.db_url={db}")
     notebooks = sorted(release_dir.glob("*/*.ipynb"))
     for nb in notebooks:
         strip_file(nb)
