@@ -97,3 +97,27 @@ def make_model(cfg: BlockConfig, device: torch.device | str = "cpu", seed: int =
         torch.manual_seed(seed)
         model = nn.Sequential(*[Block(cfg) for _ in range(cfg.layers)])
     return model.to(device)
+
+
+class ResidualMLPBlock(nn.Module):
+    """LayerNorm -> Linear -> GELU -> residual. x: (..., width) -> (..., width)."""
+
+    def __init__(self, width: int):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.linear = nn.Linear(width, width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + torch.nn.functional.gelu(self.linear(self.norm(x)))
+
+
+def make_mlp(width: int = 512, depth: int = 16, device: torch.device | str = "cpu", seed: int = 0) -> nn.Sequential:
+    """``depth`` residual blocks of width ``width`` and a final LayerNorm, in eval mode: x (B, width) -> (B, width).
+
+    At a small batch each layer's kernels take microseconds, so eager time is mostly Python and kernel launches:
+    a launch-bound network (lesson and exercise 03). At a large batch and width the matmuls dominate.
+    """
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = nn.Sequential(*[ResidualMLPBlock(width) for _ in range(depth)], nn.LayerNorm(width))
+    return model.to(device).eval()
