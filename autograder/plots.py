@@ -66,3 +66,44 @@ def compile_and_run(rows: dict[str, tuple[float, float]], title: str):
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def compile_vs_run(results: dict[str, list], title: str):
+    """One panel per workload: each mode as a point, cold compile seconds (x) against microseconds per call (y).
+
+    ``results``: workload name -> list of ``autograder.modes.ModeResult``.
+    """
+    fig, axes = plt.subplots(1, len(results), figsize=(4.8 * len(results), 3.6), squeeze=False)
+    for ax, (workload, rows) in zip(axes[0], results.items(), strict=True):
+        for r in rows:
+            ax.scatter(max(r.first_calls_s, 1e-2), r.per_call_s * 1e6, s=40)
+            ax.annotate(r.mode, (max(r.first_calls_s, 1e-2), r.per_call_s * 1e6), textcoords="offset points",
+                        xytext=(4, 4), fontsize=8)
+        ax.set_xscale("log")
+        ax.set_xlabel("first 3 calls, cold compile (s, log)")
+        ax.set_ylabel("steady state (us per call)")
+        ax.set_ylim(bottom=0)
+        ax.set_title(workload, fontsize=10)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def times_by_batch(times: dict[str, dict[int, float]], title: str):
+    """Per-call time against batch size for each mode (log-log), and each mode's speedup over eager."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
+    for mode, by_batch in times.items():
+        batches = list(by_batch)
+        left.loglog(batches, [by_batch[b] * 1e6 for b in batches], "o-", label=mode)
+        if "eager" in times and mode != "eager":
+            right.semilogx(batches, [times["eager"][b] / by_batch[b] for b in batches], "o-", label=mode)
+    left.set_xlabel("batch size")
+    left.set_ylabel("us per call")
+    left.legend(fontsize=8)
+    right.axhline(1.0, color="gray", linestyle=":")
+    right.set_xlabel("batch size")
+    right.set_ylabel("speedup over eager")
+    right.legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

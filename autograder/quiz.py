@@ -80,6 +80,39 @@ QUIZZES: dict[str, list[Question]] = {
                     "time stops growing with depth; the steady state is close to whole-model compile (the lesson "
                     "measures both)."),
     ],
+    "03": [
+        Question("Your model's GPU kernels add up to 150 us per call, but a call takes 700 us of wall time. "
+                 "Which mode is most likely to help?",
+                 ("max-autotune-no-cudagraphs: faster GEMM kernels", "reduce-overhead: CUDA graphs",
+                  "default: more fusion", "None: the GPU is saturated"),
+                 1, "The GPU is busy about 20% of the time: the rest is Python and kernel launches (launch-bound). "
+                    "CUDA graphs replay all the kernels with one launch; faster kernels shorten only the 20%."),
+        Question("What does mode='max-autotune' switch on that 'max-autotune-no-cudagraphs' does not?",
+                 ("Coordinate-descent tuning", "GEMM autotuning", "CUDA graphs", "Dynamic shapes"),
+                 2, "list_mode_options() shows it: both set max_autotune and coordinate_descent_tuning; only "
+                    "max-autotune adds triton.cudagraphs."),
+        Question("On a large, matmul-bound batch, reduce-overhead measured the same as the default mode. Why?",
+                 ("CUDA graphs were skipped", "Launch overhead is a tiny share of a call dominated by long kernels",
+                  "reduce-overhead only works for training", "The default mode already uses CUDA graphs"),
+                 1, "CUDA graphs remove per-kernel launch cost, a few microseconds each. When each kernel runs for "
+                    "milliseconds, there is nothing left to remove."),
+        Question("f = torch.compile(model, mode='reduce-overhead'); a = f(x1); b = f(x2). After warm-up, what "
+                 "can `a` hold?",
+                 ("Always model(x1)", "Possibly model(x2): the replay wrote into the same memory",
+                  "A copy on the CPU", "Nothing: a is freed"),
+                 1, "CUDA-graph outputs live in the graph's memory pool and the next replay reuses it. Early on "
+                    "reading `a` raises an error; after warm-up it can silently hold b's values. Clone what you keep."),
+        Question("Which call switches a compiled function to eager without recompiling, e.g. to compare the two?",
+                 ("torch._dynamo.reset()", "torch.compiler.set_stance('force_eager')",
+                  "torch.compile(model, mode='eager')", "model.eval()"),
+                 1, "set_stance (torch 2.6+) changes what compiled functions do on their next calls; leaving the "
+                    "context returns to the compiled code, with no new compile. reset() throws compiled code away."),
+        Question("Why may max-autotune not tune matmuls at all on a T4?",
+                 ("T4s do not support Triton", "It has fewer SMs than Inductor requires for GEMM autotuning (68)",
+                  "max-autotune needs bfloat16", "T4s have no tensor cores"),
+                 1, "Inductor's is_big_gpu() checks the SM count; below 68 it logs 'Not enough SMs to use "
+                    "max_autotune_gemm mode' and keeps the library GEMMs."),
+    ],
 }
 
 

@@ -1,0 +1,7 @@
+# Known wrong: reduce-overhead returning the CUDA graph's output itself; the next replay writes over it, so an
+# output the caller kept changes (or cannot be read) after the next call. Fast, correct call by call.
+import torch
+
+
+def make_predict(model):
+    return torch.compile(model, mode="reduce-overhead")
