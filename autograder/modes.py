@@ -7,6 +7,7 @@ modes the warm-up and recording calls), measured with Inductor's caches off so i
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -46,23 +47,35 @@ class ModeResult:
                 f"{self.per_call_s * 1e6:9.1f} us per call{busy}")
 
 
-def measure_mode(make_model: Callable[[], torch.nn.Module], x: torch.Tensor, mode: str, *, cold: bool = True,
-                 blocks: int = 21) -> ModeResult:
-    """Compile a fresh model in ``mode`` (after ``torch._dynamo.reset()``) and time it on ``x`` under no_grad."""
+def measure_modes(make_model: Callable[[], torch.nn.Module], x: torch.Tensor, modes, *, cold: bool = True,
+                  blocks: int = 21, rounds: int = 3) -> list[ModeResult]:
+    """Each mode on a fresh model, under no_grad: the first three calls timed (with Inductor's caches off when
+    ``cold``), then every mode timed in ``rounds`` interleaved rounds (order rotating), so drift in the host's
+    speed hits all modes alike; a mode's time is the median of its round medians."""
     torch._dynamo.reset()
-    model = make_model()
+    fns, firsts = {}, {}
     with torch.no_grad():
-        synchronize(x.device)
-        start = time.perf_counter()
-        with caches_off() if cold and mode != "eager" else nullcontext():
-            fn = compile_with(model, mode)
-            for _ in range(3):
-                fn(x)
+        for mode in modes:
+            model = make_model()
             synchronize(x.device)
-        first = time.perf_counter() - start
-        timing = time_fn(fn, x, name=mode, blocks=blocks)
-        busy = gpu_busy_fraction(fn, (x,), x.device, timing.median_s) if x.device.type == "cuda" else None
-    return ModeResult(mode, first, timing.median_s, busy)
+            start = time.perf_counter()
+            with caches_off() if cold and mode != "eager" else nullcontext():
+                fns[mode] = fn = compile_with(model, mode)
+                for _ in range(3):
+                    fn(x)
+                synchronize(x.device)
+            firsts[mode] = time.perf_counter() - start
+        per_round: dict[str, list[float]] = {m: [] for m in modes}
+        for r in range(rounds):
+            order = list(modes)[r % len(modes):] + list(modes)[:r % len(modes)]
+            for mode in order:
+                per_round[mode].append(time_fn(fns[mode], x, name=mode, blocks=max(1, blocks // rounds)).median_s)
+        results = []
+        for mode in modes:
+            median = statistics.median(per_round[mode])
+            busy = gpu_busy_fraction(fns[mode], (x,), x.device, median) if x.device.type == "cuda" else None
+            results.append(ModeResult(mode, firsts[mode], median, busy))
+    return results
 
 
 def measure_batches(make_model: Callable[[], torch.nn.Module], width: int, batches, modes, device,
