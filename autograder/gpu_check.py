@@ -56,7 +56,8 @@ def summarise(reports: list[Report]) -> dict:
                    candidate_ms=_median([s["candidate_s"] * 1e3 for s in measured]),
                    compile_s=_median([_first_call(r) for r in reports]),
                    spread=_median([s["candidate_spread"] for s in measured]),
-                   fraction_of_copy_bandwidth=_median([s.get("fraction_of_copy_bandwidth") for s in measured]))
+                   fraction_of_copy_bandwidth=_median([s.get("fraction_of_copy_bandwidth") for s in measured]),
+                   gpu_busy=_median([s.get("gpu_busy") for s in measured]))
     verdicts: dict[str, int] = {}
     for r in reports:
         for res in r.results:
@@ -143,18 +144,20 @@ def markdown(results: dict) -> str:
     lines = [f"# GPU results: {results['gpu']}, torch {results['torch']}, {results['date']}", "",
              "Written by `make gpu-check` (`python -m autograder.gpu_check`): each submission graded through the "
              "real isolated grader. Speedups are the grader's own (median of interleaved blocks, host clock, "
-             "device-wide synchronize) over the exercise's baseline; min/max are over the gradings.", "",
+             "device-wide synchronize) over the exercise's baseline; min/max are over the gradings. How close to the "
+             "hardware: % copy bw (memory-bound exercises) and GPU busy (kernel time over wall time of the "
+             "candidate; launch-bound exercises).", "",
              "| exercise | submission | runs | passed | speedup median (min..max) | baseline ms | candidate ms "
-             "| compile s | grade s | % copy bw |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| compile s | grade s | % copy bw | GPU busy |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def row(ex, name, s):
         sp = (f"{s['speedup_median']:.2f}x ({s['speedup_min']:.2f}..{s['speedup_max']:.2f})"
               if s.get("speedup_median") is not None else "n/a")
-        bw = s.get("fraction_of_copy_bandwidth")
+        bw, busy = s.get("fraction_of_copy_bandwidth"), s.get("gpu_busy")
         lines.append(f"| {ex} | {name} | {s['runs']} | {s['passed']} | {sp} | {s.get('baseline_ms', '')} | "
                      f"{s.get('candidate_ms', '')} | {s.get('compile_s', '')} | {s['grade_s']} | "
-                     f"{'' if bw is None else f'{bw:.0%}'} |")
+                     f"{'' if bw is None else f'{bw:.0%}'} | {'' if busy is None else f'{busy:.0%}'} |")
 
     for ex, res in results["exercises"].items():
         if res["reference"]:
