@@ -38,3 +38,37 @@ def test_every_quiz_question_has_a_valid_answer_and_an_explanation(lesson):
 def test_quiz_prints_without_a_notebook_frontend(capsys):
     quiz.show("01")
     assert "Q1." in capsys.readouterr().out
+
+
+def test_mode_table_names_what_each_mode_switches_on():
+    from autograder import modes
+
+    table = modes.mode_options()
+    assert table["reduce-overhead"] == {"triton.cudagraphs": True}
+    assert table["max-autotune"]["max_autotune"] and table["max-autotune"]["triton.cudagraphs"]
+    assert "triton.cudagraphs" not in table["max-autotune-no-cudagraphs"]
+
+
+def test_measure_modes_times_every_mode_and_the_slow_one_is_slower():
+    from autograder import modes
+
+    class Slow(torch.nn.Module):  # known cost: a 3 ms sleep per call on top of a tiny matmul
+        def forward(self, x):
+            import time
+            time.sleep(0.003)
+            return x @ x
+
+    rows = modes.measure_modes(Slow, torch.randn(4, 4), ["eager"], cold=False, blocks=3)
+    fast = modes.measure_modes(lambda: torch.nn.Identity(), torch.randn(4, 4), ["eager"], cold=False, blocks=3)
+    assert [r.mode for r in rows] == ["eager"] and rows[0].gpu_busy is None
+    assert 0.003 <= rows[0].per_call_s < 0.02 and fast[0].per_call_s < 0.001
+
+
+def test_compile_vs_run_and_batch_plots_draw_one_panel_per_workload():
+    from autograder.modes import ModeResult
+
+    fig = plots.compile_vs_run({"a": [ModeResult("eager", 0.0, 1e-3, None), ModeResult("default", 2.0, 5e-4, 0.3)],
+                                "b": [ModeResult("eager", 0.0, 2e-3, None)]}, "t")
+    assert len(fig.axes) == 2
+    fig = plots.times_by_batch({"eager": {1: 1e-3, 4: 2e-3}, "default": {1: 5e-4, 4: 1e-3}}, "t")
+    assert len(fig.axes) == 2

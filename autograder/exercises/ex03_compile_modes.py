@@ -84,23 +84,23 @@ def correctness_cases(ctx) -> list[Case]:
 
 
 def check_correct(ns, ctx):
-    model = _model(ctx)
+    model, reference = _model(ctx), _model(ctx)  # the reference is the grader's own copy: same weights
     with torch.no_grad():
         predict = _make_predict(ns, model)
-        n, first_s = run_trials(predict, model, correctness_cases(ctx), TOL, "predict")
+        n, first_s = run_trials(predict, reference, correctness_cases(ctx), TOL, "predict")
     return (f"matches the eager model on {n} batches, three of sizes never shown (rtol={TOL.rtol:g}, "
             f"atol={TOL.atol:g}); first call {first_s:.2f} s")
 
 
 def check_stay_valid(ns, ctx):
     """A serving loop keeps results while it computes the next batch: every output must keep its values."""
-    model = _model(ctx)
+    model, reference = _model(ctx), _model(ctx)
     kept = []
     with torch.no_grad():
         predict = _make_predict(ns, model)
         for i in range(STAY_VALID_CALLS):
             x = _x(ctx, "stay-valid", i)
-            expected = model(x.clone())
+            expected = reference(x.clone())
             try:
                 out = predict(x)
             except Exception as err:
@@ -128,12 +128,12 @@ _CLONE_HINT = ("with mode='reduce-overhead' an output lives in the CUDA graph's 
 def check_speed(ns, ctx):
     from autograder.speed import speed_check
 
-    model, baseline_model = _model(ctx), _model(ctx)
+    model, baseline_model, reference = _model(ctx), _model(ctx), _model(ctx)
     inputs = [(_x(ctx, "speed", i),) for i in range(3)]
     with torch.no_grad():
         predict = _make_predict(ns, model)  # resets Dynamo: the default compile below comes after
         default = torch.compile(baseline_model)
-        return speed_check(ctx, default, predict, inputs, tol=TOL, reference=baseline_model, name="predict")
+        return speed_check(ctx, default, predict, inputs, tol=TOL, reference=reference, name="predict")
 
 
 EXERCISE = Exercise(
@@ -159,6 +159,7 @@ EXERCISE = Exercise(
         WrongApproach("default_mode.py", ("predict_speed",), "too slow", gpu_only=True),
         WrongApproach("max_autotune_no_cudagraphs.py", ("predict_speed",), "too slow", gpu_only=True),
         WrongApproach("no_clone.py", ("outputs_stay_valid",), "after later calls", gpu_only=True),
+        WrongApproach("half_precision.py", ("predict_correct",), "differs"),
     ),
     hints={
         "compile_budget": [
