@@ -18,5 +18,10 @@ c.CourseDirectory.feedback_directory = "feedback"
 c.Execute.timeout = int(os.environ.get("COURSE_CELL_TIMEOUT", "300"))
 c.Execute.interrupt_on_timeout = True
 
+# A graded test cell the student deleted is put back (with a note saying so) and graded: deleting a failing
+# test cannot hide it, and an accidental deletion costs a correct solution nothing. Edited test cells are
+# restored from the gradebook by nbgrader itself (locked cells).
+c.OverwriteCells.add_missing_cells = True
+
 # Student versions keep the task text and starter code, never the solution.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

@@ -1,7 +1,9 @@
 """The nbgrader classroom path end to end, with nbgrader's real CLI and SQLite gradebook (no mocks).
 
-A class of fake students submits exercise 01; `autograde` grades them one after the other; every student's
-score per check, the CSV export and the feedback files are checked. The speed check runs under the explicit
+A class of fake students submits exercise 01 (the reference, an untouched and a half-done notebook, an
+unreadable file, sys.exit, a renamed entry point, a hang, deleted and edited test cells, a patched
+comparison); `autograde` grades them one after the other; every student's score per check, the CSV export
+and the feedback files are checked. The speed check runs under the explicit
 CPU permission (COURSE_ALLOW_SKIP=1, COURSE.md) so the test is meaningful without a GPU.
 """
 
@@ -50,6 +52,19 @@ def _notebook(kind: str, course: Path) -> str:
             if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
                 c["source"] = "while True:\n    pass\n" + "".join(c["source"])
         return json.dumps(solution)
+    if kind == "deleted_tests":  # the stub with every graded test cell deleted
+        stub["cells"] = [c for c in stub["cells"] if not c["metadata"].get("nbgrader", {}).get("grade")]
+        return json.dumps(stub)
+    if kind == "edited_tests":  # the stub with every graded test cell emptied
+        for c in stub["cells"]:
+            if c["metadata"].get("nbgrader", {}).get("grade"):
+                c["source"] = "pass\n"
+        return json.dumps(stub)
+    if kind == "patched_allclose":  # a FACTS.md cheat: the reference plus a comparison that always agrees
+        for c in solution["cells"]:
+            if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
+                c["source"] = "torch.allclose = lambda *args, **kwargs: True\n" + "".join(c["source"])
+        return json.dumps(solution)
     raise ValueError(kind)
 
 
@@ -60,7 +75,10 @@ CLASS = {"alice": ("reference", FULL),
                                 "benchmark_excludes_compile": 2}),
          "erin": ("sys_exit", dict.fromkeys(FULL, 0)),
          "frank": ("renamed", {**FULL, "fast_gelu_bias_correct": 0, "fast_gelu_bias_speed": 0}),
-         "grace": ("hangs", dict.fromkeys(FULL, 0))}
+         "grace": ("hangs", dict.fromkeys(FULL, 0)),
+         "heidi": ("deleted_tests", dict.fromkeys(FULL, 0)),
+         "ivan": ("edited_tests", dict.fromkeys(FULL, 0)),
+         "judy": ("patched_allclose", dict.fromkeys(FULL, 0))}
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +128,17 @@ def test_a_hang_and_a_renamed_entry_point_are_explained_in_the_feedback(graded_c
     assert "timed out" in hang or "time limit" in hang
     renamed = (graded_class / "feedback" / "frank" / EX / f"{EX}.html").read_text()
     assert "no function named fast_gelu_bias" in renamed
+
+
+def test_deleted_test_cells_are_put_back_and_graded_and_a_cheat_is_named(graded_class):
+    deleted = (graded_class / "feedback" / "heidi" / EX / f"{EX}.html").read_text()
+    for check in FULL:
+        assert f"(id:{check}) was missing from the submission" in deleted, check
+    assert "not written yet" in deleted  # the restored tests ran against the stub
+    edited = (graded_class / "autograded" / "ivan" / EX / f"{EX}.ipynb").read_text()
+    assert '"pass\\n"' not in edited and "grade_cell(EX" in edited  # nbgrader restored the locked cells
+    cheat = (graded_class / "feedback" / "judy" / EX / f"{EX}.html").read_text()
+    assert "replaced functions the grader relies on" in cheat and "torch.allclose" in cheat
 
 
 def test_each_student_has_feedback_and_an_unreadable_file_is_kept_and_explained(graded_class):
