@@ -7,6 +7,7 @@ intermediates; that is the share of the work ``torch.compile`` fuses. The matmul
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 
@@ -120,4 +121,62 @@ def make_mlp(width: int = 512, depth: int = 16, device: torch.device | str = "cp
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = nn.Sequential(*[ResidualMLPBlock(width) for _ in range(depth)], nn.LayerNorm(width))
+    return model.to(device).eval()
+
+
+# Exercise 04 (graph breaks): a residual block whose forward breaks Dynamo's graph in three different ways.
+_BLOCK_LOG = logging.getLogger("course.ex04")
+_GELU_C = math.sqrt(2.0 / math.pi)
+
+
+def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
+    """x: (..., d) normalised over its last dimension; weight, bias: (d,)."""
+    mu = x.mean(-1, keepdim=True)
+    var = (x - mu).pow(2).mean(-1, keepdim=True)
+    return (x - mu) * torch.rsqrt(var + eps) * weight + bias
+
+
+def gelu_tanh(h: torch.Tensor) -> torch.Tensor:
+    return 0.5 * h * (1.0 + torch.tanh(_GELU_C * (h + 0.044715 * h * h * h)))
+
+
+def silu(h: torch.Tensor) -> torch.Tensor:
+    return h * torch.sigmoid(h)
+
+
+class BrokenBlock(nn.Module):
+    """x: (B, T, d) -> (B, T, d). A pre-norm residual block that adds a standardised update: GELU where the
+    input's mean is positive, SiLU where it is not. The update has mean zero, so every block of a stack takes
+    the branch that the input's mean picks.
+
+    Its forward breaks the graph three ways: a Python ``if`` on a tensor, a Python float read with
+    ``.item()``, and a logging call.
+    """
+
+    def __init__(self, d: int):
+        super().__init__()
+        self.norm_weight = nn.Parameter(torch.ones(d))
+        self.norm_bias = nn.Parameter(torch.zeros(d))
+        self.linear = nn.Linear(d, d)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.linear(layer_norm(x, self.norm_weight, self.norm_bias))
+        if x.mean() > 0:  # 1. a data-dependent Python branch
+            h = gelu_tanh(h)
+        else:
+            h = silu(h)
+        spread = max(h.std().item(), 1e-3)  # 2. a Python float read from a tensor
+        _BLOCK_LOG.info("block update spread %.4f", spread)  # 3. a logging call
+        return x + (h - h.mean()) / spread
+
+
+def make_block_stack(block_cls: type[nn.Module], d: int = 512, depth: int = 4,
+                     device: torch.device | str = "cpu", seed: int = 0) -> nn.Sequential:
+    """``depth`` blocks of ``block_cls(d)`` in eval mode, with the weights a BrokenBlock stack of this seed
+    has: any block class with BrokenBlock's parameters gets the same values."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        weights = nn.Sequential(*[BrokenBlock(d) for _ in range(depth)]).state_dict()
+    model = nn.Sequential(*[block_cls(d) for _ in range(depth)])
+    model.load_state_dict(weights)
     return model.to(device).eval()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import sys
 import traceback
+import types
 from pathlib import Path
 
 SUBMISSION_FILE = "<submission>"
@@ -63,7 +65,11 @@ def load_namespace(*sources: str) -> dict:
     ``namespace[LOAD_ERRORS]`` and reported with the checks whose functions it failed to define.
     ``sys.exit`` ends the loading with a SubmissionError: nothing after it would run in a notebook either.
     """
-    namespace = {"__name__": "__submission__", LOAD_ERRORS: []}
+    # A real module in sys.modules: Dynamo looks up the module of a class it traces (a learner's nn.Module).
+    module = types.ModuleType("__submission__")
+    sys.modules[module.__name__] = module
+    namespace = module.__dict__
+    namespace[LOAD_ERRORS] = []
     for number, source in enumerate(sources, 1):
         try:
             code = compile(source, SUBMISSION_FILE, "exec")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.exercises import ex01_eager_mode, ex02_compile_pipeline, ex03_compile_modes
+from autograder.exercises import ex01_eager_mode, ex02_compile_pipeline, ex03_compile_modes, ex04_graph_breaks
 from autograder.exercises.spec import Exercise
 
 EXERCISES: dict[str, Exercise] = {e.id: e for e in (ex01_eager_mode.EXERCISE, ex02_compile_pipeline.EXERCISE,
-                                                      ex03_compile_modes.EXERCISE)}
+                                                      ex03_compile_modes.EXERCISE, ex04_graph_breaks.EXERCISE)}
 SUBMISSIONS = Path(__file__).parent / "submissions"
 
 
