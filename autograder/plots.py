@@ -107,3 +107,19 @@ def times_by_batch(times: dict[str, dict[int, float]], title: str):
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def time_vs_breaks(sweep: dict, title: str):
+    """Per-call time of the compiled stage chain against its number of graph breaks, with eager as a line
+    (``sweep`` from ``autograder.breaks.sweep_breaks``)."""
+    ks = sorted(sweep["compiled_s"])
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    ax.plot(ks, [sweep["compiled_s"][k] * 1e6 for k in ks], "o-", label="compiled")
+    ax.axhline(sweep["eager_s"] * 1e6, color="gray", linestyle="--", label="eager (no compile)")
+    ax.set_xlabel("graph breaks in the function")
+    ax.set_ylabel("us per call")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig

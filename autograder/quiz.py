@@ -113,6 +113,39 @@ QUIZZES: dict[str, list[Question]] = {
                  1, "Inductor's is_big_gpu() checks the SM count; below 68 it logs 'Not enough SMs to use "
                     "max_autotune_gemm mode' and keeps the library GEMMs."),
     ],
+    "04": [
+        Question("Which of these does NOT break the graph under the default torch.compile?",
+                 ("print(y.shape)", "s = y.sum().item()", "z = np.tanh(y.numpy())", "if y.sum() > 0: ..."),
+                 2, "Dynamo translates NumPy calls on tensors into torch ops. print is I/O, .item() and a Python "
+                    "if on a tensor need the tensor's value on the host: those three break."),
+        Question("A function has `if x.mean().item() > 1: x = x / 2` inside a `for` loop. What does "
+                 "torch.compile do with it?",
+                 ("One graph per iteration", "Two graphs per iteration", "Skips the whole function: 0 graphs, "
+                  "eager speed", "Raises an error"),
+                 2, "Dynamo cannot resume in the middle of a loop after a break, so it skips the frame and runs "
+                    "it eagerly. explain() reports 0 graphs."),
+        Question("Why can a break on `.item()` make a compiled model slower than eager?",
+                 ("item() is slow on GPUs", "The float becomes a constant the next graph guards on: every new "
+                  "value recompiles, until the limit, then eager", "It disables fusion in the whole model",
+                  "It turns off CUDA"),
+                 1, "Dynamo specialises on Python scalars. A value that changes every call fails the guard every "
+                    "call: recompile after recompile, then the recompile limit sends it to eager."),
+        Question("You call torch._dynamo.explain(g)(x) between compiling f and timing it. What happens?",
+                 ("Nothing: explain only reads", "f's compiled code is thrown away and the timing includes a "
+                  "recompile", "f is run eagerly forever", "explain raises"),
+                 1, "explain() calls torch._dynamo.reset() before and after, which wipes every compiled function "
+                    "in the process."),
+        Question("Which fix keeps one graph AND runs only the chosen side of a branch?",
+                 ("torch.where(c, a(x), b(x))", "torch.cond(c, a, b, (x,))",
+                  "if torch.compiler.is_compiling(): ...", "@torch.compiler.disable"),
+                 1, "torch.where computes both sides and picks; torch.cond is a higher-order op that runs one. "
+                    "is_compiling() would change what the compiled path computes; disable declares a break."),
+        Question("With `fullgraph=True`, what happens at the first graph break?",
+                 ("It is skipped silently", "torch.compile raises, naming the cause and the line",
+                  "The function runs eagerly", "Dynamo retries with dynamic shapes"),
+                 1, "fullgraph=True turns a break into an error: the quickest way to walk through a function's "
+                    "breaks one at a time. (.item() is an exception since torch 2.10: captured as a symbol.)"),
+    ],
 }
 
 
