@@ -166,6 +166,12 @@ def markdown(results: dict) -> str:
             row(ex, f"wrong: {name} (rejected for its reason {s.get('rejected_for_reason', '?')}/{s['runs']})", s)
     lines += ["", "## GPU red-team cases", "", "| case | verdict |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in results["redteam_gpu"].items()]
+    if results.get("classroom"):
+        lines += ["", "## Classroom: `make autograde` on this GPU", "", results["classroom"]["how"], "",
+                  "| student | assignment | score | expected |", "|---|---|---|---|"]
+        lines += [f"| {r['student']} | {r['assignment']} | {r['score']:g}/{r['max']:g} | {r['expected']} |"
+                  for r in results["classroom"]["scores"]]
+        lines += ["", results["classroom"]["timing"]]
     lines += ["", "## Check verdicts per grading", ""]
     for ex, res in results["exercises"].items():
         for name, s in [("reference", res["reference"])] + list(res["wrong"].items()):

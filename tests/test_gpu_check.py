@@ -41,3 +41,19 @@ def test_rebuild_recomputes_the_tables_from_the_recorded_runs_without_a_gpu(tmp_
     reference = json.loads((tmp_path / "gpu-results.json").read_text())["exercises"]["01_eager_mode"]["reference"]
     assert (reference["runs"], reference["passed"], reference["speedup_median"]) == (2, 2, 6.0)
     assert "6.00x (5.00..7.00)" in (tmp_path / "gpu-results.md").read_text()
+
+
+def test_a_recorded_classroom_run_is_kept_and_shown_by_a_rebuild(tmp_path):
+    import json
+
+    from autograder.gpu_check import main
+
+    classroom = {"how": "make autograde on a test GPU", "timing": "12 s per notebook",
+                 "scores": [{"student": "alice", "assignment": "01_eager_mode", "score": 12.0, "max": 12.0,
+                             "expected": "full marks"}]}
+    (tmp_path / "gpu-results.json").write_text(json.dumps(
+        {"gpu": "test", "torch": "x", "date": "d", "exercises": {}, "redteam_gpu": {}, "classroom": classroom}))
+    assert main(["--rebuild", "--out", str(tmp_path)]) == 0
+    text = (tmp_path / "gpu-results.md").read_text()
+    assert "| alice | 01_eager_mode | 12/12 | full marks |" in text and "12 s per notebook" in text
+    assert json.loads((tmp_path / "gpu-results.json").read_text())["classroom"] == classroom
