@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import html
 
-from autograder.grader import PASSED, Report
+from autograder.grader import FAILED, PASSED, Report
 from autograder.timing import format_seconds
 
 
@@ -49,8 +49,46 @@ class Progress:
             self.widget.bar_style = "success"
 
 
+class HintLadder:
+    """A check's hints (from the exercise spec), revealed one at a time. Hints point the way; they never
+    contain the solution."""
+
+    def __init__(self, check_id: str, hints: list[str]):
+        self.check_id, self.hints, self.shown = check_id, list(hints), 0
+
+    def next(self) -> str:
+        if not self.hints:
+            return f"No hints for {self.check_id}: the message above says what failed."
+        if self.shown >= len(self.hints):
+            return f"No more hints for {self.check_id} ({len(self.hints)} shown): the lesson's sections have the rest."
+        self.shown += 1
+        return f"Hint {self.shown}/{len(self.hints)} for {self.check_id}: {self.hints[self.shown - 1]}"
+
+    def widget(self):
+        """A "show a hint" button; each click adds the next hint under it."""
+        import ipywidgets
+
+        button = ipywidgets.Button(description="show a hint", tooltip=f"next hint for {self.check_id}",
+                                   layout={"width": "auto"})
+        shown = ipywidgets.HTML("")
+        button.add_class("course-hint-button")
+        shown.add_class("course-hints")
+
+        def reveal(_=None):
+            shown.value += f"<div>{html.escape(self.next())}</div>"
+            if self.shown >= len(self.hints):
+                button.disabled = True
+
+        button.on_click(reveal)
+        box = ipywidgets.VBox([button, shown])
+        box.reveal = reveal  # for tests and for code that wants to click it
+        return box
+
+
 def report_text(report: Report) -> str:
     lines = report.lines()
+    if any(not r.passed for r in report.results):
+        lines.append(f"  hints, one at a time: autograder.selfcheck.hint({report.exercise!r}, CHECK_ID)")
     for r in report.results:
         if not r.passed:
             if r.hint:
@@ -104,5 +142,17 @@ def show_report(report: Report, exercise) -> None:
             d = r.details
             print(f"{r.id}: baseline {format_seconds(d['baseline_s'])}, yours {format_seconds(d['candidate_s'])}, "
                   f"compile/first call {format_seconds(d['compile_s'])}")
+    failed = [r for r in report.results if r.status == FAILED and exercise.hints.get(r.id)]
+    if failed:
+        try:
+            import ipywidgets
+        except ImportError:
+            ipywidgets = None
+        for r in failed:
+            ladder = HintLadder(r.id, exercise.hints[r.id])
+            if ipywidgets is not None:
+                display(ipywidgets.HTML(f"<b>{html.escape(r.id)}</b> failed:"), ladder.widget())
+            else:
+                print(f"{r.id}: autograder.selfcheck.hint({exercise.id!r}, {r.id!r}) shows a hint")
     if all(r.status == PASSED for r in report.results):
         print("All checks passed.")

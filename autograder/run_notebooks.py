@@ -46,6 +46,8 @@ def run_notebook(path: Path, *, size: str = "auto", device: str = "auto", out_di
     saved = os.environ.get("COURSE_ALLOW_SKIP")
     if device == "cpu":
         os.environ["COURSE_ALLOW_SKIP"] = "1"
+    # A check run is not the learner's own progress: record it beside the executed copies instead.
+    os.environ.setdefault("COURSE_PROGRESS_FILE", str(Path(out_dir) / "progress.json"))
     try:
         papermill.execute_notebook(
             str(path), str(out), parameters=parameters, kernel_name=KERNEL, cwd=str(path.parent),

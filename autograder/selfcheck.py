@@ -81,4 +81,24 @@ def check(exercise_id: str, namespace: dict) -> Report | None:
     report = report_for(exercise_id, namespace, progress=bar.update)
     bar.close()
     display.show_report(report, get_exercise(exercise_id))
+    from autograder import progress
+
+    speedups = [r.details["speedup"] for r in report.results if r.passed and "speedup" in r.details]
+    progress.record_exercise(exercise_id, report.points, report.max_points, max(speedups) if speedups else None)
     return report
+
+
+_hints: dict = {}
+
+
+def hint(exercise_id: str, check_id: str) -> str:
+    """Print (and return) the next hint for one check; each call reveals one more."""
+    from autograder.display import HintLadder
+
+    exercise = get_exercise(exercise_id)
+    if check_id not in {c.id for c in exercise.checks}:
+        raise KeyError(f"{exercise_id} has no check {check_id!r}; its checks: {[c.id for c in exercise.checks]}")
+    ladder = _hints.setdefault((exercise_id, check_id), HintLadder(check_id, exercise.hints.get(check_id, [])))
+    text = ladder.next()
+    print(text)
+    return text

@@ -9,6 +9,12 @@ REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _progress_file(tmp_path_factory):
+    """Tests never write the learner's real progress file (autograder.progress)."""
+    os.environ["COURSE_PROGRESS_FILE"] = str(tmp_path_factory.mktemp("progress") / "progress.json")
+
+
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO

@@ -1,0 +1,104 @@
+"""Progress like a course platform's: stored per user outside the repository, surviving restarts, and never
+breaking a notebook when the file is missing or corrupt; hints revealed one at a time."""
+
+import json
+
+import pytest
+
+from autograder import display, progress, selfcheck
+from autograder.exercises import get_exercise
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    path = tmp_path / "sub" / "progress.json"
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(path))
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    monkeypatch.delenv("AUTOGRADER_WORKER", raising=False)
+    return path
+
+
+def test_default_location_is_per_user_and_outside_the_repository(monkeypatch, tmp_path):
+    monkeypatch.delenv("COURSE_PROGRESS_FILE", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert progress.path() == tmp_path / "torch-compile-course" / "progress.json"
+
+
+def test_a_missing_file_reads_as_nothing_done(store):
+    assert progress.load() == {"version": 1, "lessons": {}, "exercises": {}}
+    assert all(lesson == "not yet" for _, lesson, _ in progress.rows())
+
+
+def test_lessons_and_exercises_are_recorded_and_survive_a_restart(store):
+    progress.lesson_done("04")
+    progress.record_exercise("04_graph_breaks", 6, 10, None)
+    progress.record_exercise("04_graph_breaks", 10, 10, 3.1)
+    progress.record_exercise("04_graph_breaks", 10, 10, 2.7)  # a slower run does not lower the best
+    again = json.loads(store.read_text())  # what a new kernel reads
+    assert "04" in again["lessons"]
+    entry = again["exercises"]["04_graph_breaks"]
+    assert entry["passed"] and entry["best_speedup"] == 3.1 and entry["best_points"] == 10
+    row = dict((r[0][:2], r) for r in progress.rows())["04"]
+    assert row[1] == "done" and row[2] == "passed, best 3.10x"
+    assert "1/7 lessons done, 1/4 exercises passed; exercise 04: passed, best 3.10x" in progress.panel_text("04")
+
+
+def test_a_corrupt_file_never_breaks_a_notebook_and_is_kept_aside(store):
+    store.parent.mkdir(parents=True)
+    store.write_text('{"lessons": [not json')
+    assert progress.load()["lessons"] == {}
+    assert store.with_name("progress.json.corrupt").read_text() == '{"lessons": [not json'
+    progress.lesson_done("01")  # and recording works again
+    assert "01" in progress.load()["lessons"]
+
+
+def test_a_file_of_the_wrong_shape_reads_as_empty(store):
+    store.parent.mkdir(parents=True)
+    store.write_text("[1, 2, 3]")
+    assert progress.load()["exercises"] == {}
+
+
+def test_an_unwritable_location_is_reported_not_raised(store, monkeypatch, capsys):
+    monkeypatch.setattr(progress, "_save", lambda data: False)
+    progress.lesson_done("02")
+    assert "could not be saved" in capsys.readouterr().out
+
+
+def test_grading_runs_do_not_record_progress(store, monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    progress.lesson_done("03")
+    progress.record_exercise("03_compile_modes", 10, 10, 3.0)
+    assert not store.exists()
+
+
+def test_an_unknown_lesson_is_a_clear_error(store):
+    with pytest.raises(ValueError, match="unknown lesson '9'"):
+        progress.lesson_done("9")
+
+
+def test_hints_come_one_at_a_time_and_then_say_there_are_no_more():
+    hints = get_exercise("04_graph_breaks").hints["no_graph_breaks"]
+    ladder = display.HintLadder("no_graph_breaks", hints)
+    assert ladder.next() == f"Hint 1/{len(hints)} for no_graph_breaks: {hints[0]}"
+    assert ladder.next().startswith(f"Hint 2/{len(hints)}")
+    for _ in hints[2:]:
+        ladder.next()
+    assert ladder.next().startswith("No more hints")
+
+
+def test_the_hint_button_reveals_the_next_hint_on_each_click_and_stops_at_the_last():
+    ladder = display.HintLadder("speed", ["first", "second"])
+    box = ladder.widget()
+    button, shown = box.children
+    box.reveal()
+    assert "Hint 1/2 for speed: first" in shown.value and "second" not in shown.value
+    box.reveal()
+    assert "Hint 2/2 for speed: second" in shown.value and button.disabled
+
+
+def test_hint_function_reveals_successive_hints_and_rejects_unknown_checks(capsys):
+    selfcheck._hints.clear()
+    assert selfcheck.hint("03_compile_modes", "predict_speed").startswith("Hint 1/")
+    assert selfcheck.hint("03_compile_modes", "predict_speed").startswith("Hint 2/")
+    with pytest.raises(KeyError, match="has no check 'nope'"):
+        selfcheck.hint("03_compile_modes", "nope")
