@@ -180,3 +180,72 @@ def make_block_stack(block_cls: type[nn.Module], d: int = 512, depth: int = 4,
     model = nn.Sequential(*[block_cls(d) for _ in range(depth)])
     model.load_state_dict(weights)
     return model.to(device).eval()
+
+
+# Exercise 05 (dynamic shapes): an encoder that serves one request at a time, of any length up to max_len.
+def masked_softmax(scores: torch.Tensor, key_padding_mask: torch.Tensor | None) -> torch.Tensor:
+    """Softmax over the keys (last dim). scores: (B, H, T, T); key_padding_mask: (B, T) bool, True where a
+    key is padding (it then gets weight 0), or None."""
+    if key_padding_mask is not None:
+        scores = scores.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
+    scores = scores - scores.amax(-1, keepdim=True)
+    weights = scores.exp()
+    return weights / weights.sum(-1, keepdim=True)
+
+
+class EncoderBlock(nn.Module):
+    """Pre-norm bidirectional encoder block: LayerNorm -> self-attention over every position (no causal mask:
+    each output depends on every key, so padding that is not masked changes the result) -> residual ->
+    LayerNorm -> tanh-GELU MLP -> residual. x: (B, T, d), key_padding_mask: (B, T) bool or None -> (B, T, d)."""
+
+    def __init__(self, d: int, heads: int):
+        super().__init__()
+        self.heads = heads
+        self.norm1_w, self.norm1_b = nn.Parameter(torch.ones(d)), nn.Parameter(torch.zeros(d))
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.norm2_w, self.norm2_b = nn.Parameter(torch.ones(d)), nn.Parameter(torch.zeros(d))
+        self.up = nn.Linear(d, 4 * d)
+        self.down = nn.Linear(4 * d, d)
+
+    def forward(self, x: torch.Tensor, key_padding_mask: torch.Tensor | None = None) -> torch.Tensor:
+        B, T, D = x.shape
+        hd = D // self.heads
+        q, k, v = self.qkv(layer_norm(x, self.norm1_w, self.norm1_b)).view(B, T, 3, self.heads, hd).permute(
+            2, 0, 3, 1, 4)
+        weights = masked_softmax((q @ k.transpose(-2, -1)) / math.sqrt(hd), key_padding_mask)
+        x = x + self.proj((weights @ v).transpose(1, 2).reshape(B, T, D))
+        return x + self.down(gelu_tanh(self.up(layer_norm(x, self.norm2_w, self.norm2_b))))
+
+
+class ServingEncoder(nn.Module):
+    """A stack of EncoderBlocks serving requests. x: (B, T, d) with 1 <= T <= max_len -> (B, T, d).
+
+    ``forward`` counts requests in ``self.requests``, a Python int the monitoring reads: per-call Python state.
+    Dynamo guards on an int attribute's value, so compiling ``forward`` as it is recompiles on every call.
+    ``encode(x, key_padding_mask)`` is the computation alone.
+    """
+
+    def __init__(self, d: int = 256, heads: int = 4, layers: int = 2, max_len: int = 256):
+        super().__init__()
+        self.dim, self.max_len = d, max_len
+        self.blocks = nn.ModuleList(EncoderBlock(d, heads) for _ in range(layers))
+        self.requests = 0
+
+    def forward(self, x: torch.Tensor, key_padding_mask: torch.Tensor | None = None) -> torch.Tensor:
+        self.requests += 1
+        return self.encode(x, key_padding_mask)
+
+    def encode(self, x: torch.Tensor, key_padding_mask: torch.Tensor | None = None) -> torch.Tensor:
+        for block in self.blocks:
+            x = block(x, key_padding_mask)
+        return x
+
+
+def make_encoder(d: int = 256, heads: int = 4, layers: int = 2, max_len: int = 256,
+                 device: torch.device | str = "cpu", seed: int = 0) -> ServingEncoder:
+    """A ServingEncoder in eval mode with weights drawn from ``seed``."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = ServingEncoder(d, heads, layers, max_len)
+    return model.to(device).eval()

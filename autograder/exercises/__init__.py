@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.exercises import ex01_eager_mode, ex02_compile_pipeline, ex03_compile_modes, ex04_graph_breaks
+from autograder.exercises import (ex01_eager_mode, ex02_compile_pipeline, ex03_compile_modes, ex04_graph_breaks,
+                                  ex05_dynamic_shapes)
 from autograder.exercises.spec import Exercise
 
 EXERCISES: dict[str, Exercise] = {e.id: e for e in (ex01_eager_mode.EXERCISE, ex02_compile_pipeline.EXERCISE,
-                                                      ex03_compile_modes.EXERCISE, ex04_graph_breaks.EXERCISE)}
+                                                      ex03_compile_modes.EXERCISE, ex04_graph_breaks.EXERCISE,
+                                                      ex05_dynamic_shapes.EXERCISE)}
 SUBMISSIONS = Path(__file__).parent / "submissions"
 
 
