@@ -40,7 +40,8 @@ def test_lessons_and_exercises_are_recorded_and_survive_a_restart(store):
     assert entry["passed"] and entry["best_speedup"] == 3.1 and entry["best_points"] == 10
     row = dict((r[0][:2], r) for r in progress.rows())["04"]
     assert row[1] == "done" and row[2] == "passed, best 3.10x"
-    assert "1/7 lessons done, 1/4 exercises passed; exercise 04: passed, best 3.10x" in progress.panel_text("04")
+    assert (f"1/7 lessons done, 1/{len(progress.EXERCISES)} exercises passed; exercise 04: passed, best 3.10x"
+            in progress.panel_text("04"))
 
 
 def test_a_corrupt_file_never_breaks_a_notebook_and_is_kept_aside(store):
@@ -102,3 +103,10 @@ def test_hint_function_reveals_successive_hints_and_rejects_unknown_checks(capsy
     assert selfcheck.hint("03_compile_modes", "predict_speed").startswith("Hint 2/")
     with pytest.raises(KeyError, match="has no check 'nope'"):
         selfcheck.hint("03_compile_modes", "nope")
+
+
+def test_the_panel_lists_every_exercise_of_the_registry():
+    from autograder.exercises import EXERCISES as REGISTRY
+
+    assert sorted(progress.EXERCISES.values()) == sorted(REGISTRY)
+    assert all(exercise_id.startswith(number) for number, exercise_id in progress.EXERCISES.items())

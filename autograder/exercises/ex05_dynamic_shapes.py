@@ -235,13 +235,13 @@ def check_speed(ns, ctx):
     from autograder.grader import Inconclusive, NeedsGPU
     from autograder.speed import speed_check
 
-    ctx.gate()  # on a CPU: "needs a CUDA GPU" at once, before compiling anything
     model, baseline, reference = _model(ctx), _model(ctx), _model(ctx)
     warm, unseen = stream_lengths(ctx)
     inputs = [(_x(ctx, "speed", i, t),) for i, t in enumerate(unseen)]
     with torch.no_grad(), graph_budget(RUNAWAY_GRAPHS):
         before = ctx.events.snapshot()
         handle = _make_server(ns, model, RUNAWAY_GRAPHS)
+        ctx.gate()  # on a CPU: "needs a CUDA GPU" now, before the stream (an unwritten server failed above)
         for i, t in enumerate(warm):
             _serve(handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})", RUNAWAY_GRAPHS)
         try:
