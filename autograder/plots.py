@@ -123,3 +123,34 @@ def time_vs_breaks(sweep: dict, title: str):
     ax.set_title(title)
     fig.tight_layout()
     return fig
+
+
+def stream_timeline(runs, title: str):
+    """Per-request latency over a stream (log scale), one line per way of serving; a dot where a request
+    compiled a graph. ``runs``: autograder.recompiles.StreamRun."""
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    for run in runs:
+        ms = [t * 1e3 for t in run.latency_s]
+        (line,) = ax.semilogy(range(1, len(ms) + 1), ms, "-", lw=1.2, label=f"{run.name} ({run.graphs} graphs)")
+        ax.semilogy([i + 1 for i in run.compiled_at], [ms[i] for i in run.compiled_at], "o", color=line.get_color(),
+                    ms=5)
+    ax.set_xlabel("request number (dots: the request compiled a graph)")
+    ax.set_ylabel("ms for the request")
+    ax.set_title(title)
+    ax.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def bucket_tradeoff(steps, shapes, waste, chosen: int):
+    """For each bucket step: graphs to compile (left axis) and padded work thrown away (right axis)."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.2))
+    ax.plot(steps, shapes, "o-", color="#4a90d9")
+    ax.set_xlabel("bucket step (pad each length up to a multiple of it)")
+    ax.set_ylabel("graphs to compile", color="#4a90d9")
+    other = ax.twinx()
+    other.plot(steps, [w * 100 for w in waste], "s-", color="#e8793a")
+    other.set_ylabel("% of the work is padding", color="#e8793a")
+    ax.axvline(chosen, color="gray", linestyle=":")
+    fig.tight_layout()
+    return fig

@@ -146,6 +146,38 @@ QUIZZES: dict[str, list[Question]] = {
                  1, "fullgraph=True turns a break into an error: the quickest way to walk through a function's "
                     "breaks one at a time. (.item() is an exception since torch 2.10: captured as a symbol.)"),
     ],
+    "05": [
+        Question("A compiled function is called with lengths 64, 128, 256 (default dynamic=None). How many graphs?",
+                 ("1", "2: a static one for 64, then a dynamic one that serves 128 and 256", "3", "8, then eager"),
+                 1, "Automatic dynamic: the first call specialises; the first size change recompiles with the length "
+                    "as a symbol, and later lengths reuse that graph."),
+        Question("A module's forward does `self.calls += 1` (a Python int). torch.compile(model) over 20 calls:",
+                 ("1 graph", "2 graphs, then dynamic", "8 graphs, then the rest run eagerly, silently",
+                  "an error at the second call"),
+                 2, "Integer attributes of an nn.Module are static: the guard self.calls == N fails every call, "
+                    "until recompile_limit (8); then Dynamo stops compiling the function and runs it eagerly."),
+        Question("Which of these does NOT add a guard that can make a compiled function recompile?",
+                 ("model.eval() after model.train()", "wrapping a call in torch.no_grad()",
+                  "a new tensor with the same shape, dtype and device", "a float64 input after float32 ones"),
+                 2, "Guards check tensor metadata (dtype, device, size, stride, requires_grad) and global state, not "
+                    "values: new data with the same metadata reuses the graph."),
+        Question("Under torch.compiler.set_stance('fail_on_recompile'), a function that has already hit the "
+                 "recompile limit gets a new shape. What happens?",
+                 ("It raises", "It runs eagerly without an error", "It recompiles anyway", "It returns None"),
+                 1, "Past the limit Dynamo no longer compiles that function, so there is no recompile to fail on: "
+                    "it runs eagerly. Count graphs as well as using the stance."),
+        Question("You pad requests to bucket lengths for a model whose attention looks at every position. What "
+                 "else is needed for correct outputs?",
+                 ("Nothing: padding with zeros is harmless", "A mask, so no position attends to the padding",
+                  "dynamic=True", "A larger recompile limit"),
+                 1, "Zero rows still get attention weight (exp(0) is not 0) and change every real output; a key "
+                    "padding mask gives them weight 0. The lesson's mean over the sequence shows the same."),
+        Question("What does torch._dynamo.mark_dynamic(x, 1) do that dynamic=None does not?",
+                 ("Nothing", "Makes dim 1 dynamic from the first compile (one graph, no static first graph), and "
+                  "errors if the graph specialises it", "Pads dim 1 to a bucket", "Disables guards on x"),
+                 1, "Automatic dynamic compiles a static graph first and goes dynamic at the first change; "
+                    "mark_dynamic skips the static graph and insists the dimension stays dynamic."),
+    ],
 }
 
 

@@ -49,6 +49,7 @@ class CompileEvents:
     recompiles: list[Recompile] = field(default_factory=list)
     cudagraph_skips: int = 0
     kernels: int = 0  # kernels Inductor generated
+    limit_hits: list[str] = field(default_factory=list)  # "hit config.recompile_limit": the function runs eager
     _start: tuple | None = field(default=None, repr=False)  # counters when the capture began
 
     def snapshot(self) -> CompileEvents:
@@ -58,7 +59,7 @@ class CompileEvents:
         graphs0, skips0, kernels0 = self._start
         return CompileEvents(_counter("stats", "unique_graphs") - graphs0, list(self.graph_breaks),
                              list(self.recompiles), _counter("inductor", "cudagraph_skips") - skips0,
-                             _kernel_count() - kernels0)
+                             _kernel_count() - kernels0, list(self.limit_hits))
 
     def summary(self) -> str:
         return (f"{self.graphs} graph(s), {len(self.graph_breaks)} graph break(s), {len(self.recompiles)} "
@@ -113,6 +114,8 @@ class _Collector(logging.Handler):
             rec = _parse_recompile(message)
             if rec:
                 self.events.recompiles.append(rec)
+        elif "recompile_limit" in message or "cache_size_limit" in message:  # the name before torch 2.7
+            self.events.limit_hits.append(message.strip().splitlines()[0])
 
 
 def _counter(group: str, key: str) -> int:
