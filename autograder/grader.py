@@ -157,7 +157,7 @@ def submission_threads() -> list[str]:
     for thread in threading.enumerate():
         target = getattr(thread, "_target", None)
         code = getattr(target, "__code__", None)
-        if code is not None and code.co_filename == SUBMISSION_FILE:
+        if code is not None and code.co_filename.startswith(SUBMISSION_FILE):
             found.append(thread.name)
     return found
 

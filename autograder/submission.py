@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+import linecache
 import sys
 import traceback
 import types
 from pathlib import Path
 
-SUBMISSION_FILE = "<submission>"
+SUBMISSION_FILE = "<submission>"  # each cell compiles as "<submission>:N", with its source in linecache
 
 
 class SubmissionError(Exception):
@@ -71,8 +73,10 @@ def load_namespace(*sources: str) -> dict:
     namespace = module.__dict__
     namespace[LOAD_ERRORS] = []
     for number, source in enumerate(sources, 1):
+        filename = f"{SUBMISSION_FILE}:{number}"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # inspect.getsource
         try:
-            code = compile(source, SUBMISSION_FILE, "exec")
+            code = compile(source, filename, "exec")
         except SyntaxError as err:
             namespace[LOAD_ERRORS].append(f"code cell {number} has a syntax error, line {err.lineno}: {err.msg}")
             continue
@@ -84,10 +88,62 @@ def load_namespace(*sources: str) -> dict:
         except KeyboardInterrupt:
             raise
         except BaseException as err:
-            frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == SUBMISSION_FILE]
+            frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == filename]
             line = source.splitlines()[frames[-1].lineno - 1].strip() if frames else ""
             where = f" at `{line}`" if line else ""
             todo = (" (a `# YOUR CODE HERE` is still to be filled in)" if isinstance(err, NotImplementedError)
                     else "")
             namespace[LOAD_ERRORS].append(f"code cell {number} raised {type(err).__name__}: {err}{where}{todo}")
     return namespace
+
+
+def closure_source(fn, namespace: dict) -> str:
+    """Python source that defines ``fn`` again in a fresh process: the modules ``namespace`` imported, the
+    user-defined functions and classes ``fn`` names (followed recursively), simple constants, then ``fn``.
+    Raises SubmissionError where a source cannot be found (a function built at run time, a lambda...)."""
+    imports, constants, defs, seen = [], [], [], set()
+
+    def names_of(obj) -> set[str]:
+        codes = [obj.__code__] if hasattr(obj, "__code__") else [
+            v.__code__ for v in vars(obj).values() if hasattr(v, "__code__")]
+        found = set()
+        while codes:
+            code = codes.pop()
+            found.update(code.co_names)
+            codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        return found
+
+    def visit(obj) -> None:
+        for name in sorted(names_of(obj)):
+            if name in seen or name not in namespace:
+                continue
+            seen.add(name)
+            value = namespace[name]
+            if isinstance(value, (types.FunctionType, type)) and getattr(value, "__module__", None) in (
+                    namespace.get("__name__"), "__main__"):
+                visit(value)
+                defs.append(_source(value))
+            elif _literal(value):
+                constants.append(f"{name} = {value!r}")
+
+    for name, value in namespace.items():
+        if isinstance(value, types.ModuleType) and not name.startswith("_"):
+            imports.append(f"import {value.__name__}" if value.__name__ == name
+                           else f"import {value.__name__} as {name}")
+    seen.add(fn.__name__)
+    visit(fn)
+    return "\n".join(imports + constants + [""] + defs + [_source(fn)])
+
+
+def _literal(value) -> bool:
+    if isinstance(value, (tuple, list)):
+        return all(_literal(v) for v in value)
+    return isinstance(value, (int, float, str, bool)) or value is None
+
+
+def _source(obj) -> str:
+    try:
+        return inspect.getsource(obj)
+    except (OSError, TypeError) as err:
+        raise SubmissionError(f"cannot find the source of {getattr(obj, '__name__', obj)!r}: define it with def "
+                              f"or class in a cell ({err})") from None
