@@ -20,8 +20,9 @@ from pathlib import Path
 
 LESSONS = {"00": "Start here", "01": "Eager mode", "02": "The compile pipeline", "03": "Compile modes",
            "04": "Graph breaks", "05": "Dynamic shapes", "06": "CUDA graphs"}
+# tests/test_progress.py keeps this in step with the registry
 EXERCISES = {"01": "01_eager_mode", "02": "02_compile_pipeline", "03": "03_compile_modes", "04": "04_graph_breaks",
-             "05": "05_dynamic_shapes"}  # tests/test_progress.py keeps this in step with the registry
+             "05": "05_dynamic_shapes", "06": "06_cuda_graphs"}
 VERSION = 1
 
 

@@ -66,8 +66,9 @@ def hidden_check(exercise_id: str, check_id: str, namespace: dict) -> None:
                              secret=grading_secret() + "|hidden")
     result = report.result(check_id)
     print("hidden test: " + result.line())
-    if result.status != PASSED:
-        raise CheckFailed(result.message, result.hint)
+    if result.status == PASSED or (result.status == SKIPPED and skip_allowed()):
+        return
+    raise CheckFailed(result.message, result.hint)
 
 
 def check(exercise_id: str, namespace: dict) -> Report | None:
