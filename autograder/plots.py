@@ -154,3 +154,32 @@ def bucket_tradeoff(steps, shapes, waste, chosen: int):
     ax.axvline(chosen, color="gray", linestyle=":")
     fig.tight_layout()
     return fig
+
+
+def launch_overhead(rows, title: str):
+    """Per call against the number of tiny ops: eager wall time, GPU kernel time, one CUDA-graph replay."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    ops = [r.ops for r in rows]
+    ax.plot(ops, [r.eager_s * 1e6 for r in rows], "o-", label="eager, wall clock")
+    ax.plot(ops, [r.kernel_s * 1e6 for r in rows], "s--", label="eager, GPU kernel time (profiler)")
+    ax.plot(ops, [r.graph_s * 1e6 for r in rows], "^-", label="CUDA graph replay, wall clock")
+    ax.set_xlabel("tiny ops per call")
+    ax.set_ylabel("us per call")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def speedup_by_batch(rows, title: str, mark: int | None = None):
+    """Eager / graphed time per call against the batch size (log x): where CUDA graphs stop paying."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.2))
+    ax.semilogx([r.batch for r in rows], [r.speedup for r in rows], "o-", base=2)
+    ax.axhline(1.0, color="gray", linestyle=":")
+    if mark is not None:
+        ax.axvline(mark, color="#e8793a", linestyle="--")
+    ax.set_xlabel("batch size")
+    ax.set_ylabel("speedup of the CUDA graph")
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig

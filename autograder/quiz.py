@@ -178,6 +178,37 @@ QUIZZES: dict[str, list[Question]] = {
                  1, "Automatic dynamic compiles a static graph first and goes dynamic at the first change; "
                     "mark_dynamic skips the static graph and insists the dimension stays dynamic."),
     ],
+    "06": [
+        Question("Why must a model be warmed up before torch.cuda.graph captures it?",
+                 ("To fill the GPU caches", "Lazy initialisation (cuBLAS handles, workspaces, allocator pools) "
+                  "cannot happen inside a capture", "Warm-up makes the replay faster", "It is optional"),
+                 1, "During capture, kernels are recorded, not run; set-up work that allocates or synchronises "
+                    "fails there. In a fresh process the first matmul's set-up happens inside the capture."),
+        Question("You replay a captured graph after calling step(x) with a new tensor x, but forgot "
+                 "static_in.copy_(x). What does the output hold?",
+                 ("The result for x", "The result for whatever is in the captured input buffer",
+                  "An error", "NaN"),
+                 1, "A graph records addresses. It reads the static input buffer, not the new tensor."),
+        Question("Which of these can be captured in a CUDA graph?",
+                 ("y.sum().item()", "x[x > 0]", "x * 2 + 1 on a static buffer", "print(y)"),
+                 2, ".item() and print sync with the host, x[x > 0] has a data-dependent size; pointwise work on "
+                    "fixed addresses is what graphs record."),
+        Question("With mode='reduce-overhead', you keep out1 = f(x1) and call f(x2). After warm-up, out1 may...",
+                 ("always keep its values", "hold f(x2)'s values, without any error", "raise an error always",
+                  "be moved to the CPU"),
+                 1, "Each call is a new generation that reuses the previous outputs' memory. Early on reading out1 "
+                    "raises; after warm-up it can silently change. Clone outputs you keep."),
+        Question("Which API turns on CUDAGraph Trees?",
+                 ("torch.jit.script + torch.compiler.optimize", "torch.compile(model, mode='reduce-overhead')",
+                  "torch.compiler.CUDAGraph()", "torch.jit.load"),
+                 1, "CUDAGraph Trees are Inductor's: reduce-overhead (or max-autotune, or "
+                    "options={'triton.cudagraphs': True}). torch.compiler.optimize and torch.compiler.CUDAGraph "
+                    "do not exist."),
+        Question("When do CUDA graphs stop paying off?",
+                 ("Never", "When each kernel runs long enough that launch overhead is a small share",
+                  "At batch size 2", "When the model has more than 8 layers"),
+                 1, "A replay saves a roughly fixed cost per kernel launch; at large batches the kernels dominate."),
+    ],
 }
 
 
