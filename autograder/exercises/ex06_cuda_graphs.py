@@ -240,7 +240,7 @@ EXERCISE = Exercise(
     ),
     wrong=(
         WrongApproach("eager.py", ("fresh_process", "speed"), "never captured a CUDA graph", gpu_only=True),
-        WrongApproach("no_warmup.py", ("fresh_process",), "fresh process", gpu_only=True),
+        WrongApproach("no_warmup.py", ("fresh_process",), "warm up", gpu_only=True),
         WrongApproach("no_copy.py", ("fresh_inputs",), "differs", gpu_only=True),
         WrongApproach("static_output.py", ("outputs_stay_valid",), "after the next call", gpu_only=True),
         WrongApproach("no_batch_check.py", ("batch_size",), "was accepted", gpu_only=True),

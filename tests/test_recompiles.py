@@ -1,0 +1,72 @@
+"""Lesson 5's demos and exercise 05's stream: what they claim, checked on the CPU."""
+
+import torch
+
+from autograder import recompiles
+from autograder.exercises import ex05_dynamic_shapes as ex05
+from autograder.models import make_encoder
+from autograder.submission import closure_source, load_namespace
+
+
+def test_a_module_int_attribute_recompiles_every_call_and_a_shape_only_once():
+    rows = {r.what: r for r in recompiles.triggers(torch.device("cpu"))}
+    assert rows["the same call again"].graphs == 1
+    assert rows["a new shape each call (64, 128, 256)"].graphs == 2  # automatic dynamic
+    assert rows["a module's int attribute (self.calls += 1)"].graphs == 3
+    assert "self.calls" in rows["a module's int attribute (self.calls += 1)"].guard
+    assert rows["torch.no_grad() around the second call"].recompiles == 1
+
+
+def test_guards_show_the_int_baked_in_and_the_tensor_size():
+    text = recompiles.guards(lambda x, n: x.sin() * n, torch.randn(8), 2, max_lines=200)
+    assert "== 2" in text and "size=[8]" in text
+
+
+def test_a_stream_past_the_recompile_limit_records_where_dynamo_gave_up():
+    model = make_encoder(16, 2, 1, 32)
+    run = recompiles.run_stream("naive", torch.compile(model), [torch.randn(1, t, 16) for t in range(4, 16)], "cpu")
+    assert run.graphs == 8 and run.compiled_at == list(range(8))
+    assert run.limit_hit_at == 8 and "recompile_limit" in run.limit_message
+
+
+def test_bucket_plan_counts_shapes_and_padding():
+    assert recompiles.bucket_plan([3, 5, 8], 4, 8) == (2, 1 - 16 / 20)
+    assert recompiles.bucket_plan([3, 5, 8], 1, 8) == (3, 0.0)
+
+
+def test_masked_pooling_of_a_padded_batch_equals_the_exact_one():
+    x = torch.randn(1, 13, 8)
+    padded = torch.nn.functional.pad(x, (0, 0, 0, 3))
+    valid = torch.arange(16)[None] < 13
+    torch.testing.assert_close(recompiles.pooled_masked(padded, valid), recompiles.pooled(x))
+    assert not torch.allclose(recompiles.pooled(padded), recompiles.pooled(x))
+
+
+def test_unseen_lengths_are_new_distinct_and_half_of_them_longer_than_any_warm_up_request():
+    class Ctx:
+        size, secret = "full", "some instructor secret"
+    warm, unseen = ex05.stream_lengths(Ctx)
+    assert len(unseen) == len(set(unseen)) == 16 and not set(unseen) & set(warm)
+    assert sum(t > max(warm) for t in unseen) == 8
+
+
+def test_the_graph_budget_stops_a_compile_that_never_ends():
+    fn = torch.compile(lambda x: x.sin() + 1, dynamic=False)
+    with ex05.graph_budget(3):
+        try:
+            for n in range(2, 10):
+                fn(torch.randn(n))
+        except Exception as err:
+            assert ex05._budget_hit(err)
+        else:
+            raise AssertionError("eight static graphs compiled under a budget of three")
+
+
+def test_a_learners_function_is_shipped_with_its_helpers_imports_and_constants():
+    ns = load_namespace("import torch\nK = 3\ndef helper(x):\n    return torch.relu(x) * K\n",
+                        "def make(m, b):\n    return lambda x: helper(x)\n", "print('a demo cell')\n")
+    source = closure_source(ns["make"], ns)
+    assert "import torch" in source and "K = 3" in source and "def helper" in source and "demo" not in source
+    fresh: dict = {}
+    exec(source, fresh)  # noqa: S102 - the shipped code must define make again on its own
+    assert float(fresh["make"](None, 1)(torch.tensor([-1.0, 2.0])).sum()) == 6.0
