@@ -24,6 +24,7 @@ _sum = torch.sum
 
 SECRET_ENV = "COURSE_GRADING_SECRET"
 PUBLIC_SECRET = "public-self-study-seed"
+HIDDEN = "|hidden"  # appended to the secret for nbgrader's hidden tests: a second, independent input stream
 
 
 class CheckFailed(AssertionError):

@@ -59,6 +59,9 @@ class Report:
     seconds: float = 0.0
     skip_allowed: bool = False
     error: str = ""  # the submission could not be graded at all (did not load, timed out, ...)
+    # nbgrader's hidden tests, graded in the same isolated process on a second secret stream (autograde only);
+    # they score through their test cells, not through ``points``
+    hidden: list[CheckResult] = field(default_factory=list)
 
     def ok(self) -> bool:
         """Every check passed (a skip counts only where skipping was explicitly allowed)."""
@@ -79,6 +82,12 @@ class Report:
                 return r
         raise KeyError(check_id)
 
+    def hidden_result(self, check_id: str) -> CheckResult:
+        for r in self.hidden:
+            if r.id == check_id:
+                return r
+        raise KeyError(f"the grading did not run the hidden test of {check_id}")
+
     def lines(self) -> list[str]:
         head = f"{self.exercise}: {self.points:g}/{self.max_points} points in {self.seconds:.1f} s"
         return [head] + [r.line() for r in self.results]
@@ -90,6 +99,7 @@ class Report:
     def from_json(cls, text: str) -> Report:
         data = json.loads(text)
         data["results"] = [CheckResult(**r) for r in data["results"]]
+        data["hidden"] = [CheckResult(**r) for r in data.get("hidden", [])]
         return cls(**data)
 
 

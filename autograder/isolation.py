@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.correctness import SECRET_ENV, grading_secret
+from autograder.correctness import HIDDEN, SECRET_ENV, grading_secret
 from autograder.exercises import get_exercise
 from autograder.grader import FAILED, CheckResult, Report, environment
 
@@ -48,15 +48,21 @@ def failed_report(exercise_id: str, message: str, hint: str = "", seconds: float
                   allow_skip: bool = False) -> Report:
     """Every check of the exercise failed with one message (the submission could not be graded)."""
     exercise = get_exercise(exercise_id)
-    results = [CheckResult(c.id, c.title, c.kind, 0.0, c.points, FAILED, message, hint) for c in exercise.checks]
-    return Report(exercise_id, results, environment(), seconds, allow_skip, error=message)
+
+    def failed(checks):
+        return [CheckResult(c.id, c.title, c.kind, 0.0, c.points, FAILED, message, hint) for c in checks]
+
+    return Report(exercise_id, failed(exercise.checks), environment(), seconds, allow_skip, error=message,
+                  hidden=failed(c for c in exercise.checks if c.hidden))
 
 
 def grade_file(exercise_id: str, path: str | Path, *, timeout: float = DEFAULT_TIMEOUT_S, allow_skip: bool = False,
                overrides: list[str | Path] = (), device: str | None = None, secret: str | None = None,
-               cpu_gate: float | None = None, only: list[str] | None = None) -> Report:
+               cpu_gate: float | None = None, only: list[str] | None = None, hidden: bool = False) -> Report:
     """Grade the notebook or .py at ``path`` in a subprocess. ``overrides`` are .py files executed after it
-    (how the known-wrong approaches and red-team cheats are built on top of the reference solution)."""
+    (how the known-wrong approaches and red-team cheats are built on top of the reference solution).
+    ``hidden``: also grade the exercise's hidden checks on a second secret stream, in the same process
+    (``nbgrader autograde``: its hidden test cells then read ``report.hidden``)."""
     get_exercise(exercise_id)  # unknown ids fail here, in the caller, with the list of known ones
     token = secrets.token_hex(16)
     digest_before = package_digest()
@@ -66,7 +72,7 @@ def grade_file(exercise_id: str, path: str | Path, *, timeout: float = DEFAULT_T
         request = {"token": token, "exercise": exercise_id, "path": str(Path(path).resolve()),
                    "overrides": [str(Path(o).resolve()) for o in overrides], "allow_skip": allow_skip,
                    "secret": secret or grading_secret(), "device": device, "report": str(report_path),
-                   "cpu_gate": cpu_gate, "only": only}
+                   "cpu_gate": cpu_gate, "only": only, "hidden": hidden}
         env = {k: v for k, v in os.environ.items() if k not in (SECRET_ENV, "NBGRADER_EXECUTION")}
         env["AUTOGRADER_WORKER"] = "1"
         child = subprocess.Popen([sys.executable, "-m", "autograder.isolation"], stdin=subprocess.PIPE,
@@ -132,6 +138,11 @@ def _child() -> int:
                                  state_before=state_before, cpu_gate=request["cpu_gate"],
                                  only=request["only"])
         report.environment["load_s"] = load_s
+        if request["hidden"]:
+            report.hidden = grade_namespace(exercise_id, namespace, device=request["device"],
+                                            allow_skip=request["allow_skip"], secret=request["secret"] + HIDDEN,
+                                            state_before=state_before, cpu_gate=request["cpu_gate"],
+                                            only=list(get_exercise(exercise_id).hidden_checks)).results
     except SubmissionError as err:
         report = failed_report(exercise_id, str(err), "", 0.0, request["allow_skip"])
     payload = {"token": request["token"], "report": json.loads(report.to_json())}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from autograder.correctness import CheckFailed, grading_secret
+from autograder.correctness import HIDDEN, CheckFailed, grading_secret
 from autograder.exercises import get_exercise
 from autograder.grader import PASSED, SKIPPED, Report, grade_namespace
 
@@ -23,6 +23,14 @@ _cache: dict = {}
 
 def skip_allowed() -> bool:
     return os.environ.get(SKIP_ENV) == "1"
+
+
+def autograding() -> bool:
+    """True while ``nbgrader autograde`` runs the notebook or the grader loads it in its own process.
+
+    Cells that only show the learner results (compile, time, print) skip then: the graded cells measure the
+    code themselves, and every such cell would otherwise run twice per submission (kernel and grader)."""
+    return os.environ.get("NBGRADER_EXECUTION") == "autograde" or bool(os.environ.get("AUTOGRADER_WORKER"))
 
 
 def _entry_points(exercise_id: str, namespace: dict) -> tuple:
@@ -40,7 +48,7 @@ def report_for(exercise_id: str, namespace: dict, progress=None) -> Report:
         key = ("file", str(path), path.stat().st_mtime if path.exists() else None)
         if key not in _cache:
             timeout = float(os.environ.get("COURSE_SUBMISSION_TIMEOUT", "600"))
-            _cache[key] = grade_file(exercise_id, path, timeout=timeout, allow_skip=skip_allowed())
+            _cache[key] = grade_file(exercise_id, path, timeout=timeout, allow_skip=skip_allowed(), hidden=True)
         return _cache[key]
     # Live: regrade whenever the learner redefines an entry point (cached objects are compared by identity).
     objects = _entry_points(exercise_id, namespace)
@@ -61,10 +69,15 @@ def grade_cell(exercise_id: str, check_id: str, namespace: dict) -> None:
 
 
 def hidden_check(exercise_id: str, check_id: str, namespace: dict) -> None:
-    """Run a check again on inputs drawn from a different, secret-derived stream (nbgrader hidden tests)."""
-    report = grade_namespace(exercise_id, namespace, allow_skip=skip_allowed(), only=[check_id],
-                             secret=grading_secret() + "|hidden")
-    result = report.result(check_id)
+    """Run a check again on inputs drawn from a different, secret-derived stream (nbgrader hidden tests).
+
+    Under ``nbgrader autograde`` the isolated grading of the file has already run it (one process, caches
+    warm); elsewhere it runs here, on the live functions."""
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+        result = report_for(exercise_id, namespace).hidden_result(check_id)
+    else:
+        result = grade_namespace(exercise_id, namespace, allow_skip=skip_allowed(), only=[check_id],
+                                 secret=grading_secret() + HIDDEN).result(check_id)
     print("hidden test: " + result.line())
     if result.status == PASSED or (result.status == SKIPPED and skip_allowed()):
         return

@@ -89,3 +89,55 @@ def test_every_wrong_approach_file_exists():
     for exercise in EXERCISES.values():
         for wrong in exercise.wrong:
             assert (SUBMISSIONS / exercise.id / wrong.file).exists(), wrong.file
+
+
+@pytest.mark.parametrize("exercise_id", sorted(EXERCISES))
+def test_the_notebooks_hidden_tests_are_the_specs_hidden_checks(exercise_id):
+    """Each hidden test sits in its own check's graded cell and re-runs a check the spec marks hidden (the
+    isolated grading runs exactly those on the second secret stream under autograde)."""
+    nb = nbformat.read(REPO / "solutions" / exercise_id / f"{exercise_id}.ipynb", as_version=4)
+    hidden = []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        for line in cell.source.splitlines():
+            if line.startswith("hidden_check("):
+                check_id = line.split('"')[1]
+                assert check_id == meta.get("grade_id"), f"hidden test of {check_id} in the cell of {meta}"
+                hidden.append(check_id)
+    assert tuple(hidden) == EXERCISES[exercise_id].hidden_checks
+    assert "speed" not in {EXERCISES[exercise_id].check(c).kind for c in hidden}  # one measurement per grading
+
+
+def test_a_grading_with_hidden_tests_runs_them_on_a_second_stream_in_the_same_process():
+    solution = REPO / "solutions/04_graph_breaks/04_graph_breaks.ipynb"
+    report = grade_file("04_graph_breaks", solution, only=["outputs_match"], hidden=True, allow_skip=True)
+    assert [r.id for r in report.hidden] == ["no_graph_breaks", "outputs_match"]
+    assert all(r.passed for r in report.hidden + report.results)
+    wrong = grade_file("04_graph_breaks", solution, overrides=[SUBMISSIONS / "04_graph_breaks" / "hidden_branch.py"],
+                       only=["outputs_match"], hidden=True, allow_skip=True)
+    assert wrong.hidden_result("outputs_match").status == "failed"
+    assert not grade_file("04_graph_breaks", solution, only=["outputs_match"]).hidden  # only when asked
+
+
+def test_a_submission_that_cannot_be_graded_fails_its_hidden_tests_too(tmp_path):
+    broken = tmp_path / "04_graph_breaks.ipynb"
+    broken.write_text('{"cells": [ not json')
+    report = grade_file("04_graph_breaks", broken, hidden=True)
+    assert [r.status for r in report.hidden] == ["failed", "failed"]
+    assert "not a readable Jupyter notebook" in report.hidden_result("no_graph_breaks").message
+
+
+@pytest.mark.parametrize("exercise_id", sorted(EXERCISES))
+def test_the_grader_loading_a_solution_compiles_and_times_nothing(exercise_id, monkeypatch, capsys):
+    """The cells that only show the learner results skip inside the grader (and under nbgrader autograde),
+    so a submission's code is compiled and measured once, by the checks."""
+    from autograder.structure import capture_compile_events
+    from autograder.submission import LOAD_ERRORS, load_namespace, notebook_code
+
+    monkeypatch.setenv("AUTOGRADER_WORKER", "1")
+    with capture_compile_events() as events:
+        namespace = load_namespace(*notebook_code(REPO / "solutions" / exercise_id / f"{exercise_id}.ipynb"))
+    assert namespace[LOAD_ERRORS] == []
+    assert events.graphs == 0
+    out = capsys.readouterr().out
+    assert "us per call" not in out and "is not written yet" not in out

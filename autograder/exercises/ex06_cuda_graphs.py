@@ -228,9 +228,9 @@ EXERCISE = Exercise(
     cpu_gate=None,  # CUDA graphs exist only on a CUDA GPU; on a CPU every check says so
     checks=(
         Check("fresh_inputs", "step(x) equals model(x) for every fresh input", 2, check_fresh_inputs,
-              ("make_graphed_step",)),
+              ("make_graphed_step",), hidden=True),
         Check("outputs_stay_valid", "an output keeps its values after the next call", 2, check_outputs_stay_valid,
-              ("make_graphed_step",)),
+              ("make_graphed_step",), hidden=True),
         Check("batch_size", "another batch size raises ValueError naming the captured one", 1, check_batch_size,
               ("make_graphed_step",)),
         Check("fresh_process", "captured by hand, warmed up: works as a new process's first CUDA work", 1,

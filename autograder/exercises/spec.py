@@ -16,6 +16,7 @@ class Check:
     run: Callable
     needs: tuple[str, ...]  # entry points the check calls
     kind: str = "correctness"  # "correctness", "speed" or "structure"
+    hidden: bool = False  # nbgrader's hidden test re-runs it on a second secret stream (never a speed check)
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,10 @@ class Exercise:
     @property
     def points(self) -> int:
         return sum(c.points for c in self.checks)
+
+    @property
+    def hidden_checks(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.checks if c.hidden)
 
     def check(self, check_id: str) -> Check:
         for c in self.checks:
