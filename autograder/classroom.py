@@ -60,13 +60,56 @@ def quarantine_unreadable(course: Path) -> list[Path]:
 
 
 def autograde(course: Path) -> list[str]:
+    """Autograde every submitted assignment, one nbgrader run per assignment; nbgrader's log streams through,
+    and each submission's wall time is printed and written to autograded/timings.csv."""
     for path in quarantine_unreadable(course):
         print(f"unreadable submission replaced by a zero-scoring notebook with a message: {path}")
-    done = []
+    done, timings = [], []
     for name in submitted_assignments(course):
-        run_nbgrader(course, "autograde", name, "--create", "--force")
+        timings += _autograde_timed(course, name)
         done.append(name)
+    if timings:
+        out = course / "autograded" / "timings.csv"
+        with out.open("w", newline="") as f:
+            csv.writer(f).writerows([("student", "assignment", "seconds")] + timings)
+        per_student: dict[str, float] = {}
+        for student, _, seconds in timings:
+            per_student[student] = per_student.get(student, 0.0) + seconds
+        print("seconds per student (all their assignments): "
+              + ", ".join(f"{s} {t:.0f}" for s, t in sorted(per_student.items())) + f"; written to {out}")
     return done
+
+
+def _autograde_timed(course: Path, name: str) -> list[tuple[str, str, float]]:
+    """``nbgrader autograde NAME`` with its log streamed; a submission's time runs from nbgrader's
+    "Sanitizing" line for it to the next one (or to the end): the kernel, the isolated grading, the gradebook."""
+    import re
+    import subprocess
+    import time
+
+    from autograder.release import nbgrader_command
+
+    cmd, env = nbgrader_command(course, "autograde", name, "--create", "--force")
+    proc = subprocess.Popen(cmd, cwd=course, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    timings, current, started, lines = [], None, 0.0, []
+    pattern = re.compile(r"Sanitizing .*[/\\]submitted[/\\]([^/\\]+)[/\\]")
+    for line in proc.stdout:
+        print(line, end="", flush=True)
+        lines.append(line)
+        match = pattern.search(line)
+        if match:
+            now = time.perf_counter()
+            if current:
+                timings.append((current, name, round(now - started, 1)))
+            current, started = match.group(1), now
+    proc.wait()
+    if current:
+        timings.append((current, name, round(time.perf_counter() - started, 1)))
+    for student, _, seconds in timings:
+        print(f"autograded {student}/{name} in {seconds:.1f} s", flush=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"nbgrader autograde {name} failed (exit {proc.returncode}):\n{''.join(lines[-40:])}")
+    return timings
 
 
 def feedback(course: Path) -> list[Path]:

@@ -172,12 +172,30 @@ def markdown(results: dict) -> str:
         lines += [f"| {r['student']} | {r['assignment']} | {r['score']:g}/{r['max']:g} | {r['expected']} |"
                   for r in results["classroom"]["scores"]]
         lines += ["", results["classroom"]["timing"]]
+        lines += classroom_timings(results["classroom"].get("submissions", []))
     lines += ["", "## Check verdicts per grading", ""]
     for ex, res in results["exercises"].items():
         for name, s in [("reference", res["reference"])] + list(res["wrong"].items()):
             if s:
                 lines.append(f"- {ex} {name}: " + ", ".join(f"{k} x{v}" for k, v in s["verdicts"].items()))
     return "\n".join(lines) + "\n"
+
+
+def classroom_timings(submissions: list[dict]) -> list[str]:
+    """Seconds per notebook under ``make autograde`` (the isolated grading's share in brackets), a row per
+    student and run, with the total."""
+    if not submissions:
+        return []
+    assignments = sorted({s["assignment"] for s in submissions})
+    lines = ["", "| run | student | " + " | ".join(a[:2] for a in assignments) + " | total s |",
+             "|---" * (len(assignments) + 3) + "|"]
+    for run, student in sorted({(s["run"], s["student"]) for s in submissions}):
+        mine = {s["assignment"]: s for s in submissions if (s["run"], s["student"]) == (run, student)}
+        cells = [f"{mine[a]['notebook_s']:.1f} ({mine[a]['grading_s']:.1f})" if a in mine and mine[a]["grading_s"]
+                 else (f"{mine[a]['notebook_s']:.1f}" if a in mine else "") for a in assignments]
+        total = sum(m["notebook_s"] for m in mine.values())
+        lines.append(f"| {run} | {student} | " + " | ".join(cells) + f" | {total:.0f} |")
+    return lines
 
 
 def rebuild(out: Path) -> int:
@@ -240,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     results = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                "date": datetime.date.today().isoformat(), "exercises": dict(previous.get("exercises", {})),
                "redteam_gpu": dict(previous.get("redteam_gpu", {}))}
+    if previous.get("classroom"):  # written by the classroom run, not by this check: kept as it is
+        results["classroom"] = previous["classroom"]
     def save(exercise_id, partial):  # after every submission: a run cut short keeps what it measured
         results["exercises"][exercise_id] = partial
         json_path.write_text(json.dumps(results, indent=1) + "\n")

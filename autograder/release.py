@@ -24,12 +24,17 @@ def assignments(source: Path = SOURCE) -> list[str]:
     return sorted(p.name for p in source.iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
 
 
-def run_nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
-    """Run one nbgrader command in the course folder ``course``; raise with its output if it fails."""
+def nbgrader_command(course: Path, *args: str) -> tuple[list[str], dict]:
+    """The command line and environment that run one nbgrader command for the course folder ``course``."""
     env = dict(os.environ)
     # nbgrader shells out to `alembic` for its gradebook: this interpreter's scripts must be on PATH.
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    cmd = [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={course}"]
+    return [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={course}"], env
+
+
+def run_nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run one nbgrader command in the course folder ``course``; raise with its output if it fails."""
+    cmd, env = nbgrader_command(course, *args)
     proc = subprocess.run(cmd, cwd=course, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd[2:])} failed (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")

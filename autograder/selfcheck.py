@@ -48,7 +48,11 @@ def report_for(exercise_id: str, namespace: dict, progress=None) -> Report:
         key = ("file", str(path), path.stat().st_mtime if path.exists() else None)
         if key not in _cache:
             timeout = float(os.environ.get("COURSE_SUBMISSION_TIMEOUT", "600"))
-            _cache[key] = grade_file(exercise_id, path, timeout=timeout, allow_skip=skip_allowed(), hidden=True)
+            report = _cache[key] = grade_file(exercise_id, path, timeout=timeout, allow_skip=skip_allowed(),
+                                              hidden=True)
+            load_s = report.environment.get("load_s")
+            print(f"(your notebook was graded in a separate process in {report.seconds:.1f} s"
+                  + (f", {load_s:.1f} s of it running your cells" if load_s is not None else "") + ")")
         return _cache[key]
     # Live: regrade whenever the learner redefines an entry point (cached objects are compared by identity).
     objects = _entry_points(exercise_id, namespace)

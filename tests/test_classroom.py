@@ -147,3 +147,16 @@ def test_each_student_has_feedback_and_an_unreadable_file_is_kept_and_explained(
     kept = graded_class / "submitted" / "carol" / EX / f"{EX}.ipynb.unreadable"
     assert kept.read_text().startswith('{"cells": [ this is not')
     assert "could not be graded" in (graded_class / "feedback" / "carol" / EX / f"{EX}.html").read_text()
+
+
+def test_autograde_records_each_submissions_time(graded_class):
+    rows = list(csv.DictReader((graded_class / "autograded" / "timings.csv").open()))
+    assert {r["student"] for r in rows} == set(CLASS)
+    assert all(r["assignment"] == EX and float(r["seconds"]) > 0 for r in rows)
+    # the hanging student's grading is stopped by the 30 s submission limit, then the notebook goes on
+    assert 30 <= float(next(r["seconds"] for r in rows if r["student"] == "grace")) < 200
+
+
+def test_the_autograded_notebook_says_how_long_its_isolated_grading_took(graded_class):
+    text = (graded_class / "autograded" / "alice" / EX / f"{EX}.ipynb").read_text()
+    assert "graded in a separate process in" in text

@@ -50,10 +50,15 @@ def test_a_recorded_classroom_run_is_kept_and_shown_by_a_rebuild(tmp_path):
 
     classroom = {"how": "make autograde on a test GPU", "timing": "12 s per notebook",
                  "scores": [{"student": "alice", "assignment": "01_eager_mode", "score": 12.0, "max": 12.0,
-                             "expected": "full marks"}]}
+                             "expected": "full marks"}],
+                 "submissions": [{"run": "A", "student": "alice", "assignment": "01_eager_mode", "notebook_s": 12.0,
+                                  "grading_s": 7.5},
+                                 {"run": "A", "student": "alice", "assignment": "02_compile_pipeline",
+                                  "notebook_s": 20.0, "grading_s": None}]}
     (tmp_path / "gpu-results.json").write_text(json.dumps(
         {"gpu": "test", "torch": "x", "date": "d", "exercises": {}, "redteam_gpu": {}, "classroom": classroom}))
     assert main(["--rebuild", "--out", str(tmp_path)]) == 0
     text = (tmp_path / "gpu-results.md").read_text()
     assert "| alice | 01_eager_mode | 12/12 | full marks |" in text and "12 s per notebook" in text
+    assert "| A | alice | 12.0 (7.5) | 20.0 | 32 |" in text  # seconds per notebook (grading's share), total
     assert json.loads((tmp_path / "gpu-results.json").read_text())["classroom"] == classroom
