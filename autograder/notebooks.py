@@ -30,6 +30,26 @@ def course_notebooks(root: Path = REPO) -> list[Path]:
     return sorted(found)
 
 
+LOG_TAG = "shows-logs"  # a cell whose point is a log (TORCH_LOGS, a warning) may print more than the budget
+STDERR_BUDGET = 8  # lines of stderr one executed cell may show: a few, never a wall of warnings or logs
+
+
+def noisy_cells(nb: nbformat.NotebookNode, budget: int = STDERR_BUDGET) -> list[str]:
+    """Executed code cells that print more than ``budget`` lines to stderr, except cells tagged ``shows-logs``;
+    one line each: the cell's number, the count and the first line."""
+    found = []
+    for number, cell in enumerate(nb.cells, 1):
+        if cell.cell_type != "code" or LOG_TAG in cell.metadata.get("tags", []):
+            continue
+        text = "".join(o.get("text", "") for o in cell.get("outputs", [])
+                       if o.get("output_type") == "stream" and o.get("name") == "stderr")
+        lines = text.splitlines()
+        if len(lines) > budget:
+            found.append(f"cell {number}: {len(lines)} lines on stderr, starting {lines[0][:100]!r} (capture the "
+                         f"log, or tag the cell {LOG_TAG!r} if the log is the point)")
+    return found
+
+
 def strip(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Return ``nb`` without outputs, counts or local metadata (modified in place)."""
     nb.metadata = nbformat.from_dict({"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}})

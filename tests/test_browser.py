@@ -1,9 +1,10 @@
-"""Self-study in a real browser: JupyterLab on 127.0.0.1, driven by Playwright with Debian's Chromium.
+"""Self-study in a real browser: JupyterLab 4 and Notebook 7 on 127.0.0.1, driven by Playwright with Debian's
+Chromium.
 
-A learner's attempt at exercise 04 (the one-branch mistake) runs top to bottom on the CPU; the progress panel
-and the result card render with the expected text, and "show a hint" reveals the first hint. A screenshot is
-saved under build/browser/ as the test's artifact. Skips, saying why, only where Chromium or Playwright cannot
-be had (`.ci/run` installs Chromium with apt).
+A learner's attempt at exercise 04 (the one-branch mistake) runs top to bottom on the CPU, in each interface;
+the progress panel and the result card render with the expected text, and "show a hint" reveals the first
+hint. A screenshot per interface is saved under build/browser/ as the test's artifact. Skips, saying why, only
+where Chromium or Playwright cannot be had (`.ci/run` installs Chromium with apt).
 """
 
 import json
@@ -50,22 +51,31 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
+UIS = {"jupyterlab": "lab/tree", "notebook7": "notebooks"}  # interface -> the URL path that opens a notebook
+
+
+@pytest.fixture(scope="module", params=sorted(UIS))
+def lab(request, tmp_path_factory):
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install chromium`; .ci/run does)")
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')")
-    root = tmp_path_factory.mktemp("lab")
+    root = tmp_path_factory.mktemp(request.param)
+    home = tmp_path_factory.mktemp(f"{request.param}-home")  # config, runtime, settings: out of the file browser
     notebook = _attempt(root)
     port, token = _free_port(), secrets.token_hex(16)
-    env = dict(os.environ, COURSE_PROGRESS_FILE=str(root / "progress.json"), PYTHONPATH=str(REPO),
-               JUPYTER_CONFIG_DIR=str(root / "config"), JUPYTER_RUNTIME_DIR=str(root / "runtime"))
+    # JupyterLab asks "get notified about official Jupyter news?" in a toast over the notebook: answer it no.
+    news = home / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    news.parent.mkdir(parents=True)
+    news.write_text('{"fetchNews": "false"}')
+    env = dict(os.environ, COURSE_PROGRESS_FILE=str(home / "progress.json"), PYTHONPATH=str(REPO),
+               JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
+               JUPYTERLAB_SETTINGS_DIR=str(home / "settings"))
     env.pop("COURSE_ALLOW_SKIP", None)
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
            f"--ServerApp.token={token}", f"--ServerApp.root_dir={root}", "--ServerApp.open_browser=False"]
     if os.getuid() == 0:
         cmd.append("--allow-root")
-    log = open(root / "lab.log", "w")
+    log = open(home / "lab.log", "w")
     server = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.time() + 60
@@ -75,9 +85,9 @@ def lab(tmp_path_factory):
                 break
             except OSError:
                 if time.time() > deadline or server.poll() is not None:
-                    pytest.fail("jupyter lab did not start:\n" + (root / "lab.log").read_text()[-3000:])
+                    pytest.fail("jupyter lab did not start:\n" + (home / "lab.log").read_text()[-3000:])
                 time.sleep(0.5)
-        yield f"http://127.0.0.1:{port}/lab/tree/{notebook.name}?token={token}", root
+        yield f"http://127.0.0.1:{port}/{UIS[request.param]}/{notebook.name}?token={token}", home, request.param
     finally:
         server.terminate()
         try:
@@ -87,10 +97,10 @@ def lab(tmp_path_factory):
         log.close()
 
 
-def test_an_exercise_runs_in_jupyterlab_and_shows_progress_result_card_and_hints(lab):
+def test_an_exercise_runs_and_shows_progress_result_card_and_hints(lab):
     from playwright.sync_api import sync_playwright
 
-    url, root = lab
+    url, home, ui = lab
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
@@ -111,12 +121,12 @@ def test_an_exercise_runs_in_jupyterlab_and_shows_progress_result_card_and_hints
             page.locator(".course-hint-button").first.click()
             hints = page.wait_for_selector(".course-hints div", timeout=10_000).inner_text()
             assert hints.startswith("Hint 1/"), hints
-            page.screenshot(path=str(ARTIFACTS / "exercise04_result_card.png"), full_page=True)
+            page.screenshot(path=str(ARTIFACTS / f"exercise04_result_card_{ui}.png"), full_page=True)
         except Exception:
-            page.screenshot(path=str(ARTIFACTS / "failure.png"), full_page=True)
-            shutil.copy(root / "lab.log", ARTIFACTS / "lab.log")
+            page.screenshot(path=str(ARTIFACTS / f"failure_{ui}.png"), full_page=True)
+            shutil.copy(home / "lab.log", ARTIFACTS / f"{ui}.log")
             raise
         finally:
             browser.close()
-    saved = json.loads((root / "progress.json").read_text())
+    saved = json.loads((home / "progress.json").read_text())
     assert saved["exercises"][EX]["passed"] is False  # the card recorded the attempt in the learner's file

@@ -1,9 +1,9 @@
 """The nbgrader classroom path end to end, with nbgrader's real CLI and SQLite gradebook (no mocks).
 
 A class of fake students submits exercise 01 (the reference, an untouched and a half-done notebook, an
-unreadable file, sys.exit, a renamed entry point, a hang, deleted and edited test cells, a patched
-comparison); `autograde` grades them one after the other; every student's score per check, the CSV export
-and the feedback files are checked. The speed check runs under the explicit
+unreadable file, sys.exit, a renamed entry point, a hang, deleted and edited test cells, and two cheats: a
+patched comparison and a slowed clock); `autograde` grades them one after the other; every student's score per
+check, the CSV export and the feedback files are checked. The speed check runs under the explicit
 CPU permission (COURSE_ALLOW_SKIP=1, COURSE.md) so the test is meaningful without a GPU.
 """
 
@@ -65,6 +65,12 @@ def _notebook(kind: str, course: Path) -> str:
             if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
                 c["source"] = "torch.allclose = lambda *args, **kwargs: True\n" + "".join(c["source"])
         return json.dumps(solution)
+    if kind == "patched_clock":  # another FACTS.md cheat: a clock that runs slow while the candidate is timed
+        for c in solution["cells"]:
+            if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
+                c["source"] = ("import time\n_real = time.perf_counter\n"
+                               "time.perf_counter = lambda: _real() * 0.5\n" + "".join(c["source"]))
+        return json.dumps(solution)
     raise ValueError(kind)
 
 
@@ -78,7 +84,8 @@ CLASS = {"alice": ("reference", FULL),
          "grace": ("hangs", dict.fromkeys(FULL, 0)),
          "heidi": ("deleted_tests", dict.fromkeys(FULL, 0)),
          "ivan": ("edited_tests", dict.fromkeys(FULL, 0)),
-         "judy": ("patched_allclose", dict.fromkeys(FULL, 0))}
+         "judy": ("patched_allclose", dict.fromkeys(FULL, 0)),
+         "kim": ("patched_clock", dict.fromkeys(FULL, 0))}
 
 
 @pytest.fixture(scope="module")
@@ -139,6 +146,8 @@ def test_deleted_test_cells_are_put_back_and_graded_and_a_cheat_is_named(graded_
     assert '"pass\\n"' not in edited and "grade_cell(EX" in edited  # nbgrader restored the locked cells
     cheat = (graded_class / "feedback" / "judy" / EX / f"{EX}.html").read_text()
     assert "replaced functions the grader relies on" in cheat and "torch.allclose" in cheat
+    clock = (graded_class / "feedback" / "kim" / EX / f"{EX}.html").read_text()
+    assert "replaced functions the grader relies on" in clock and "time.perf_counter" in clock
 
 
 def test_each_student_has_feedback_and_an_unreadable_file_is_kept_and_explained(graded_class):

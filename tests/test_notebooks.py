@@ -4,7 +4,7 @@ import nbformat
 import pytest
 from conftest import REPO, run_make
 
-from autograder.notebooks import strip
+from autograder.notebooks import LOG_TAG, noisy_cells, strip
 from autograder.run_notebooks import NotebookFailed, run_notebook, runnable_notebooks
 
 NOTEBOOKS = runnable_notebooks()
@@ -27,7 +27,22 @@ def test_notebook_has_a_parameters_cell_with_device_and_size(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_id)
 def test_notebook_runs_on_cpu_at_smoke_size(path, tmp_path):
     # No smoke-size cell needs minutes: a cell that does is a hang, and fails with its cell number.
-    run_notebook(path, size="smoke", device="cpu", out_dir=tmp_path, timeout=240)
+    out = run_notebook(path, size="smoke", device="cpu", out_dir=tmp_path, timeout=240)
+    assert noisy_cells(nbformat.read(out, as_version=4)) == [], "a cell's output is a wall of warnings or logs"
+
+
+def test_a_cell_printing_a_wall_of_warnings_is_named_unless_the_log_is_its_point():
+    noisy = nbformat.v4.new_code_cell("x = 1")
+    noisy.outputs = [nbformat.v4.new_output("stream", name="stderr", text="UserWarning: careful\n" * 30)]
+    quiet = nbformat.v4.new_code_cell("y = 2")
+    quiet.outputs = [nbformat.v4.new_output("stream", name="stderr", text="one warning\n"),
+                     nbformat.v4.new_output("stream", name="stdout", text="result\n" * 100)]
+    about_logs = nbformat.v4.new_code_cell("z = 3")
+    about_logs.metadata["tags"] = [LOG_TAG]
+    about_logs.outputs = list(noisy.outputs)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# t"), noisy, quiet, about_logs])
+    assert noisy_cells(nb) == ["cell 2: 30 lines on stderr, starting 'UserWarning: careful' (capture the log, "
+                               "or tag the cell 'shows-logs' if the log is the point)"]
 
 
 def test_a_failing_notebook_is_reported_with_its_cell_and_error(tmp_path):
