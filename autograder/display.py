@@ -117,7 +117,7 @@ def show_report(report: Report, exercise) -> None:
     if not _in_kernel():
         print(report_text(report))
         return
-    from IPython.display import HTML, display
+    from IPython.display import display
 
     rows = []
     for r in report.results:
@@ -130,8 +130,10 @@ def show_report(report: Report, exercise) -> None:
         rows.append(f"<tr><td style='color:{color};font-weight:bold'>{r.status.upper()}</td>"
                     f"<td>{html.escape(r.title)}</td><td>{r.points:g}/{r.max_points}</td>"
                     f"<td>{html.escape(r.message)}{extra}</td></tr>")
-    display(HTML(f"<div class='course-result-card'><h3>{html.escape(exercise.title)}: {report.points:g}/"
-                 f"{report.max_points} points</h3><table>{''.join(rows)}</table></div>"))
+    # text/plain beside the HTML: what papermill's logs, nbconvert --to script and text-only views show
+    display({"text/html": f"<div class='course-result-card'><h3>{html.escape(exercise.title)}: {report.points:g}/"
+                          f"{report.max_points} points</h3><table>{''.join(rows)}</table></div>",
+             "text/plain": report_text(report)}, raw=True)
     for r in report.results:
         if "baseline_per_call_s" in r.details:
             import matplotlib.pyplot as plt

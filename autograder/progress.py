@@ -155,10 +155,10 @@ def panel(current: str) -> None:
     """Show the panel at the top of a notebook (HTML in a notebook, a text line elsewhere)."""
     text = panel_text(current)
     if _in_kernel():
-        from IPython.display import HTML, display
+        from IPython.display import display
 
-        display(HTML(f"<div class='course-progress-panel' style='border:1px solid #ccc;padding:4px 8px;"
-                     f"border-radius:4px'>{html.escape(text)}</div>"))
+        display({"text/html": f"<div class='course-progress-panel' style='border:1px solid #ccc;padding:4px 8px;"
+                              f"border-radius:4px'>{html.escape(text)}</div>", "text/plain": text}, raw=True)
     else:
         print(text)
 
