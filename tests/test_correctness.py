@@ -81,3 +81,32 @@ def test_the_secret_changes_every_input_and_the_public_default_is_stable(monkeyp
     a = torch.randn(5, generator=generator("x", "y", 0, "s1"))
     b = torch.randn(5, generator=generator("x", "y", 0, "s2"))
     assert not torch.equal(a, b)
+
+
+
+def test_grading_hides_inductors_tf32_advice_but_not_the_learners_own_warnings(monkeypatch):
+    """Inductor tells every GPU user to enable TF32, which the grader rejects; a learner's own warning stays."""
+    import warnings
+
+    from autograder import exercises
+    from autograder.exercises.spec import Check, Exercise
+    from autograder.grader import grade_namespace
+
+    def noisy_check(namespace, ctx):
+        warnings.warn("TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled.",
+                      stacklevel=1)
+        warnings.warn("\nOnline softmax is disabled on the fly since Inductor decides to\nsplit the reduction.",
+                      stacklevel=1)
+        namespace["f"]()
+        return "ok"
+
+    def learners_code():
+        warnings.warn("my own warning", stacklevel=1)
+
+    fake = Exercise("99_fake", "fake", ("f",), (Check("c", "c", 1, noisy_check, ("f",)),), "nothing")
+    monkeypatch.setitem(exercises.EXERCISES, fake.id, fake)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        report = grade_namespace(fake.id, {"f": learners_code}, device="cpu")
+    assert report.ok()
+    assert [str(w.message) for w in seen] == ["my own warning"]
