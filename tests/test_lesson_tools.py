@@ -72,3 +72,33 @@ def test_compile_vs_run_and_batch_plots_draw_one_panel_per_workload():
     assert len(fig.axes) == 2
     fig = plots.times_by_batch({"eager": {1: 1e-3, 4: 2e-3}, "default": {1: 5e-4, 4: 1e-3}}, "t")
     assert len(fig.axes) == 2
+
+
+# What max-autotune printed for one matmul on the H200 (torch 2.11), trimmed to three candidates.
+AUTOTUNE_OUTPUT = """Autotune Choices Stats:
+{"num_choices": 19, "num_triton_choices": 18, "best_kernel": "mm", "best_time": 0.010208000428974628}
+AUTOTUNE mm(16x512, 512x512)
+strides: [512, 1], [1, 512]
+dtypes: torch.float32, torch.float32
+  mm 0.0102 ms 100.0%\x20
+  triton_mm_4 0.0169 ms 60.4% ACC_TYPE='tl.float32', ALLOW_TF32=False, BLOCK_K=128, BLOCK_M=16, num_warps=2
+  triton_mm_3 0.0169 ms 60.3% ACC_TYPE='tl.float32', ALLOW_TF32=False, BLOCK_K=32, BLOCK_M=16, num_warps=2
+SingleProcess AUTOTUNE benchmarking takes 6.2368 seconds and 0.0002 seconds precompiling for 19 choices
+"""
+
+
+def test_max_autotunes_tables_become_one_line_per_op_and_other_stderr_still_shows(capsys):
+    import logging
+    import sys
+
+    from autograder.modes import autotune_summary
+
+    with autotune_summary() as notes:
+        sys.stderr.write(AUTOTUNE_OUTPUT)
+        logging.getLogger("torch._inductor.select_algorithm").error(
+            "Runtime error during autotuning: \nout of resource: triton_mm. \nIgnoring this choice.")
+        sys.stderr.write("UserWarning: something else\n")
+    assert notes == ["autotuned mm(16x512, 512x512): 19 candidate kernels timed in 6.2 s; fastest mm (10.2 us)",
+                     "1 Triton config(s) did not fit this GPU and were skipped"]
+    err = capsys.readouterr().err
+    assert "UserWarning: something else" in err and "AUTOTUNE" not in err and "Runtime error" not in err
