@@ -4,6 +4,7 @@ import nbformat
 import pytest
 from conftest import REPO, run_make
 
+from autograder.exercises import EXERCISES
 from autograder.notebooks import LOG_TAG, noisy_cells, strip
 from autograder.run_notebooks import NotebookFailed, run_notebook, runnable_notebooks
 
@@ -32,8 +33,10 @@ def test_notebook_runs_on_cpu_at_smoke_size(path, tmp_path):
     assert noisy_cells(executed) == [], "a cell's output is a wall of warnings or logs"
     plain = [o["data"].get("text/plain", "") for c in executed.cells if c.cell_type == "code"
              for o in c.get("outputs", []) if "course-result-card" in o.get("data", {}).get("text/html", "")]
-    if path.parts[-3] == "solutions":  # the result card reads as text too (papermill logs, text-only views)
-        assert len(plain) == 1 and "points in" in plain[0] and "[PASS]" in plain[0], plain
+    if path.parts[-3] == "solutions" and path.stem in EXERCISES:  # the card reads as text too (papermill logs)
+        assert len(plain) == 1 and "points in" in plain[0], plain
+        for check in EXERCISES[path.stem].checks:  # one line per check: [PASS], or [SKIP] where a GPU is needed
+            assert f"] {check.id} (" in plain[0], (check.id, plain[0])
 
 
 def test_a_cell_printing_a_wall_of_warnings_is_named_unless_the_log_is_its_point():
