@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 from autograder.notebooks import REPO
-from autograder.release import generate, run_nbgrader
+from autograder.release import generate, nbgrader_command, run_nbgrader
 
 
 def submitted_assignments(course: Path) -> list[str]:
@@ -83,12 +86,6 @@ def autograde(course: Path) -> list[str]:
 def _autograde_timed(course: Path, name: str) -> list[tuple[str, str, float]]:
     """``nbgrader autograde NAME`` with its log streamed; a submission's time runs from nbgrader's
     "Sanitizing" line for it to the next one (or to the end): the kernel, the isolated grading, the gradebook."""
-    import re
-    import subprocess
-    import time
-
-    from autograder.release import nbgrader_command
-
     cmd, env = nbgrader_command(course, "autograde", name, "--create", "--force")
     proc = subprocess.Popen(cmd, cwd=course, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     timings, current, started, lines = [], None, 0.0, []

@@ -191,11 +191,17 @@ def classroom_timings(submissions: list[dict]) -> list[str]:
              "|---" * (len(assignments) + 3) + "|"]
     for run, student in sorted({(s["run"], s["student"]) for s in submissions}):
         mine = {s["assignment"]: s for s in submissions if (s["run"], s["student"]) == (run, student)}
-        cells = [f"{mine[a]['notebook_s']:.1f} ({mine[a]['grading_s']:.1f})" if a in mine and mine[a]["grading_s"]
-                 else (f"{mine[a]['notebook_s']:.1f}" if a in mine else "") for a in assignments]
+        cells = [_timing_cell(mine.get(a)) for a in assignments]
         total = sum(m["notebook_s"] for m in mine.values())
         lines.append(f"| {run} | {student} | " + " | ".join(cells) + f" | {total:.0f} |")
     return lines
+
+
+def _timing_cell(submission: dict | None) -> str:
+    if submission is None:
+        return ""
+    grading = f" ({submission['grading_s']:.1f})" if submission["grading_s"] else ""
+    return f"{submission['notebook_s']:.1f}{grading}"
 
 
 def rebuild(out: Path) -> int:

@@ -133,16 +133,16 @@ def _child() -> int:
         sources += [Path(o).read_text() for o in request["overrides"]]
         namespace = load_namespace(*sources)
         load_s = time.perf_counter() - started
-        report = grade_namespace(exercise_id, namespace, device=request["device"],
-                                 allow_skip=request["allow_skip"], secret=request["secret"],
-                                 state_before=state_before, cpu_gate=request["cpu_gate"],
-                                 only=request["only"])
+
+        def grade(secret, only):
+            return grade_namespace(exercise_id, namespace, device=request["device"],
+                                   allow_skip=request["allow_skip"], secret=secret, state_before=state_before,
+                                   cpu_gate=request["cpu_gate"], only=only)
+
+        report = grade(request["secret"], request["only"])
         report.environment["load_s"] = load_s
         if request["hidden"]:
-            report.hidden = grade_namespace(exercise_id, namespace, device=request["device"],
-                                            allow_skip=request["allow_skip"], secret=request["secret"] + HIDDEN,
-                                            state_before=state_before, cpu_gate=request["cpu_gate"],
-                                            only=list(get_exercise(exercise_id).hidden_checks)).results
+            report.hidden = grade(request["secret"] + HIDDEN, list(get_exercise(exercise_id).hidden_checks)).results
     except SubmissionError as err:
         report = failed_report(exercise_id, str(err), "", 0.0, request["allow_skip"])
     payload = {"token": request["token"], "report": json.loads(report.to_json())}

@@ -25,12 +25,16 @@ def skip_allowed() -> bool:
     return os.environ.get(SKIP_ENV) == "1"
 
 
+def _nbgrader_autograde() -> bool:
+    return os.environ.get("NBGRADER_EXECUTION") == "autograde"
+
+
 def autograding() -> bool:
     """True while ``nbgrader autograde`` runs the notebook or the grader loads it in its own process.
 
     Cells that only show the learner results (compile, time, print) skip then: the graded cells measure the
     code themselves, and every such cell would otherwise run twice per submission (kernel and grader)."""
-    return os.environ.get("NBGRADER_EXECUTION") == "autograde" or bool(os.environ.get("AUTOGRADER_WORKER"))
+    return _nbgrader_autograde() or bool(os.environ.get("AUTOGRADER_WORKER"))
 
 
 def _entry_points(exercise_id: str, namespace: dict) -> tuple:
@@ -41,7 +45,7 @@ def report_for(exercise_id: str, namespace: dict, progress=None) -> Report:
     """Grade once per notebook (autograde) or per set of definitions (live), then reuse the report."""
     if os.environ.get("AUTOGRADER_WORKER"):
         raise RuntimeError("a graded test cell ran inside the grader: the notebook's test cells were altered")
-    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+    if _nbgrader_autograde():
         from autograder.isolation import grade_file
 
         path = Path.cwd() / f"{exercise_id}.ipynb"
@@ -77,7 +81,7 @@ def hidden_check(exercise_id: str, check_id: str, namespace: dict) -> None:
 
     Under ``nbgrader autograde`` the isolated grading of the file has already run it (one process, caches
     warm); elsewhere it runs here, on the live functions."""
-    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+    if _nbgrader_autograde():
         result = report_for(exercise_id, namespace).hidden_result(check_id)
     else:
         result = grade_namespace(exercise_id, namespace, allow_skip=skip_allowed(), only=[check_id],

@@ -22,6 +22,14 @@ FULL = {"benchmark_known_durations": 3, "benchmark_excludes_compile": 2, "fast_g
         "fast_gelu_bias_speed": 4}
 
 
+def _edit_entry(nb: dict, edit) -> str:
+    """The notebook as JSON, with ``edit`` applied to the source of the fast_gelu_bias solution cell."""
+    for c in nb["cells"]:
+        if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
+            c["source"] = edit("".join(c["source"]))
+    return json.dumps(nb)
+
+
 def _notebook(kind: str, course: Path) -> str:
     solution = json.loads((course / "solutions" / EX / f"{EX}.ipynb").read_text())
     stub = json.loads((course / "exercises" / EX / f"{EX}.ipynb").read_text())
@@ -38,20 +46,11 @@ def _notebook(kind: str, course: Path) -> str:
                 stub["cells"][i] = cell
         return json.dumps(stub)
     if kind == "sys_exit":  # the reference with sys.exit(0) in a solution cell
-        for c in solution["cells"]:
-            if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
-                c["source"] = "import sys\nsys.exit(0)\n" + "".join(c["source"])
-        return json.dumps(solution)
+        return _edit_entry(solution, lambda src: "import sys\nsys.exit(0)\n" + src)
     if kind == "renamed":  # the entry point renamed: its checks score 0, the rest still count
-        for c in solution["cells"]:
-            if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
-                c["source"] = "".join(c["source"]).replace("fast_gelu_bias =", "fast_gelu =")
-        return json.dumps(solution)
+        return _edit_entry(solution, lambda src: src.replace("fast_gelu_bias =", "fast_gelu ="))
     if kind == "hangs":  # the reference with an endless loop in a solution cell
-        for c in solution["cells"]:
-            if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
-                c["source"] = "while True:\n    pass\n" + "".join(c["source"])
-        return json.dumps(solution)
+        return _edit_entry(solution, lambda src: "while True:\n    pass\n" + src)
     if kind == "deleted_tests":  # the stub with every graded test cell deleted
         stub["cells"] = [c for c in stub["cells"] if not c["metadata"].get("nbgrader", {}).get("grade")]
         return json.dumps(stub)
@@ -61,16 +60,10 @@ def _notebook(kind: str, course: Path) -> str:
                 c["source"] = "pass\n"
         return json.dumps(stub)
     if kind == "patched_allclose":  # a FACTS.md cheat: the reference plus a comparison that always agrees
-        for c in solution["cells"]:
-            if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
-                c["source"] = "torch.allclose = lambda *args, **kwargs: True\n" + "".join(c["source"])
-        return json.dumps(solution)
+        return _edit_entry(solution, lambda src: "torch.allclose = lambda *args, **kwargs: True\n" + src)
     if kind == "patched_clock":  # another FACTS.md cheat: a clock that runs slow while the candidate is timed
-        for c in solution["cells"]:
-            if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
-                c["source"] = ("import time\n_real = time.perf_counter\n"
-                               "time.perf_counter = lambda: _real() * 0.5\n" + "".join(c["source"]))
-        return json.dumps(solution)
+        return _edit_entry(solution, lambda src: "import time\n_real = time.perf_counter\n"
+                                                 "time.perf_counter = lambda: _real() * 0.5\n" + src)
     raise ValueError(kind)
 
 

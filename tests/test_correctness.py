@@ -83,7 +83,6 @@ def test_the_secret_changes_every_input_and_the_public_default_is_stable(monkeyp
     assert not torch.equal(a, b)
 
 
-
 def test_grading_hides_inductors_tf32_advice_but_not_the_learners_own_warnings(monkeypatch):
     """Inductor tells every GPU user to enable TF32, which the grader rejects; a learner's own warning stays."""
     import warnings
