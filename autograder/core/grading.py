@@ -1,0 +1,548 @@
+"""The trusted side of a grading (the judge): it runs no submission code.
+
+The submission runs in a worker (``autograder.core.worker``: a fresh process, or the learner's own kernel for
+self-study) that the judge drives through a :class:`Session`. The judge makes the inputs (from the secret),
+runs the baseline and the reference itself, holds the clock, reads every output out of its own shared memory
+and decides. What only the worker can see (compile counters, settings, threads) is reported as self-reported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from autograder.core.compile_events import CompileEvents
+from autograder.core.correctness import HIDDEN, check_outputs, generator, grading_secret, seed_for
+from autograder.core.protocol import (
+    FAILED,
+    INCONCLUSIVE,
+    PASSED,
+    SKIPPED,
+    VERIFIED,
+    CheckFailed,
+    CheckResult,
+    Exercise,
+    Inconclusive,
+    NeedsGPU,
+    Report,
+    Tolerance,
+    environment,
+)
+from autograder.core.submission import SubmissionError, submission_code
+from autograder.core.timing import _perf_counter, synchronize
+from autograder.core.wire import Entry, Fn, JudgeEnd, Pool, Ref, Slot, WorkerGone, use_shared_memory_files
+
+PACKAGE = Path(__file__).resolve().parent.parent  # the autograder package
+DEFAULT_TIMEOUT_S = 600
+CALL_TIMEOUT_S = 300  # one request; a grading's own deadline cuts it shorter
+# Inductor's warnings that say nothing about the learner's code: the first advises TF32, which the grader forbids.
+QUIET_WARNINGS = (r"TensorFloat32 tensor cores for float32 matrix multiplication available",
+                  r"\s*Online softmax is disabled on the fly")
+# The variables a worker inherits; everything else (the instructor's secret first) stays behind.
+WORKER_ENV = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "CUDA_VISIBLE_DEVICES", "CUDA_HOME",
+              "LD_LIBRARY_PATH", "CC", "CXX", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
+              "COURSE_WORKER_CACHE")
+
+
+@dataclass
+class Policy:
+    """How a grading may end. ``cpu_gate`` exists for the test suite: it runs the timed checks on a CPU, where
+    the real gate (a GPU figure) cannot apply."""
+
+    allow_skip: bool = False
+    timeout: float = DEFAULT_TIMEOUT_S
+    cpu_gate: float | None = None
+
+
+class RemoteError(Exception):
+    """The submission's code raised in the worker (type, message and where, as the worker reported them)."""
+
+    def __init__(self, error: dict):
+        self.type = str(error.get("type", "Exception"))
+        self.message = str(error.get("message", ""))
+        self.chain = [str(c) for c in error.get("chain", [])] if isinstance(error.get("chain"), list) else []
+        self.where = str(error.get("where", ""))
+        super().__init__(f"{self.type}: {self.message}")
+
+    @property
+    def not_implemented(self) -> bool:
+        return "NotImplementedError" in self.chain
+
+    def first_line(self) -> str:
+        text = self.message.strip()
+        return text.splitlines()[0] if text else ""
+
+    def describe(self) -> str:
+        return f"{self.type}: {self.first_line()}" + (f" (at {self.where})" if self.where else "")
+
+
+@dataclass
+class Remote:
+    """An object the worker keeps for the judge, with the worker's description of it."""
+
+    ref: Ref
+    value: dict
+
+    @property
+    def callable(self) -> bool:
+        return bool(self.value.get("callable"))
+
+
+def worker_cache() -> Path:
+    """Compile caches of workers: apart from the judge's own, which a worker must never write to."""
+    base = os.environ.get("COURSE_WORKER_CACHE") or str(Path(tempfile.gettempdir()) / f"autograder-worker-{os.getuid()}")
+    return Path(base)
+
+
+def worker_env() -> dict:
+    env = {k: os.environ[k] for k in WORKER_ENV if k in os.environ}
+    root = str(PACKAGE.parent)
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    cache = worker_cache()
+    env["TORCHINDUCTOR_CACHE_DIR"] = str(cache / "inductor")
+    env["TRITON_CACHE_DIR"] = str(cache / "triton")
+    env["AUTOGRADER_WORKER"] = "1"
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+class Session:
+    """The judge's handle on one worker: requests with deadlines, the worker's self-reports, and (for a worker
+    process it started) pausing it while the baseline is timed and killing its whole process group at the end."""
+
+    def __init__(self, end: JudgeEnd, process: subprocess.Popen | None = None, log: Path | None = None,
+                 deadline: float | None = None):
+        self.end, self.process, self.log = end, process, log
+        self.deadline = deadline or time.monotonic() + DEFAULT_TIMEOUT_S
+        self.dead: str = ""
+        self.shared: dict[int, Pool] = {}
+        self.changes: list[str] = []  # settings the worker said the submission changed
+        self.threads: list[str] = []
+        self.on_event = None  # answers the worker's questions during a request
+        self.paused = False
+
+    @classmethod
+    def spawn(cls, *, timeout: float = DEFAULT_TIMEOUT_S, scratch: Path) -> Session:
+        use_shared_memory_files()
+        ours, theirs = socket.socketpair()
+        log = scratch / "worker.log"
+        with open(log, "wb") as out:
+            process = subprocess.Popen([sys.executable, "-m", "autograder.core.worker", str(theirs.fileno())],
+                                       pass_fds=[theirs.fileno()], env=worker_env(), cwd=scratch,
+                                       start_new_session=True, stdin=subprocess.DEVNULL, stdout=out,
+                                       stderr=subprocess.STDOUT)
+        theirs.close()
+        from multiprocessing.connection import Connection
+
+        return cls(JudgeEnd(Connection(ours.detach())), process, log, time.monotonic() + timeout)
+
+    # ---- requests ----
+    def call(self, op: str, timeout: float | None = None, **fields) -> dict:
+        if self.dead:
+            raise WorkerGone(self.dead)
+        deadline = min(self.deadline, time.monotonic() + (timeout or CALL_TIMEOUT_S))
+        try:
+            self.end.send({"op": op, **fields})
+            while True:
+                reply = self.end.receive(deadline)
+                if "event" in reply:
+                    self.end.send(self.on_event(reply["event"]) if self.on_event else {})
+                    continue
+                break
+        except TimeoutError:
+            whole = deadline >= self.deadline
+            self.kill(f"grading timed out after {self._limit():g} s (an infinite loop, a hang, or a compile that "
+                      "never ends?)" if whole else f"the worker did not answer within {timeout or CALL_TIMEOUT_S:g} s "
+                      "(a hang in your code?)")
+            raise WorkerGone(self.dead) from None
+        except (WorkerGone, BrokenPipeError, ConnectionError, OSError) as err:
+            self.kill(self._death(err))
+            raise WorkerGone(self.dead) from None
+        for name in ("changed", "threads"):
+            items = reply.get(name)
+            if isinstance(items, list):
+                getattr(self, "changes" if name == "changed" else "threads").extend(str(i)[:300] for i in items)
+        return reply
+
+    def _limit(self) -> float:
+        return getattr(self, "timeout", DEFAULT_TIMEOUT_S)
+
+    def _death(self, err) -> str:
+        code = self.process.poll() if self.process else None
+        if self.process is not None and code is None:
+            try:
+                code = self.process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                code = None
+        cause = (f"killed by signal {-code} (out of memory?)" if code is not None and code < 0 else
+                 f"exit code {code}" if code is not None else str(err))
+        tail = ""
+        if self.log and self.log.exists():
+            lines = self.log.read_text(errors="replace").strip().splitlines()[-5:]
+            tail = "\n" + "\n".join(lines) if lines else ""
+        return (f"the grading process ended before reporting ({cause}): did your code call os._exit, crash Python, "
+                f"or exhaust memory?{tail}")
+
+    def invoke(self, fn, *args, into: Slot | None = None, keep: bool = True, no_grad: bool = False,
+               fresh_settings: bool = False, timeout: float | None = None, device=None, stance: str | None = None,
+               **kwargs) -> Remote:
+        reply = self.call("invoke", timeout=timeout, fn=fn, args=list(args), kwargs=kwargs, into=into, keep=keep,
+                          no_grad=no_grad, fresh_settings=fresh_settings, device=str(device) if device else None,
+                          stance=stance)
+        if "error" in reply:
+            raise RemoteError(reply["error"] if isinstance(reply["error"], dict) else {})
+        value = reply.get("value") if isinstance(reply.get("value"), dict) else {}
+        return Remote(Ref(int(reply["ref"])) if "ref" in reply else None, value)
+
+    def share(self, pool: Pool) -> None:
+        if pool.id not in self.shared:
+            self.call("pool", id=pool.id, tensor=pool.tensor)
+            self.shared[pool.id] = pool
+
+    def release(self, *refs: Ref) -> None:
+        self.call("release", refs=[r.id for r in refs if r is not None])
+
+    def events(self) -> CompileEvents:
+        reply = self.call("events")
+        data = reply.get("events")
+        return CompileEvents.from_json(data if isinstance(data, dict) else {})
+
+    def reset(self) -> None:
+        self.call("reset")
+
+    # ---- the worker process ----
+    def pause(self) -> None:
+        """Stop every thread of the worker (SIGSTOP to its process group) while the judge times the baseline:
+        nothing it left running can load the GPU or the CPU meanwhile. Not for a learner's kernel."""
+        if self.process is not None and not self.paused and not self.dead:
+            try:
+                os.killpg(self.process.pid, signal.SIGSTOP)
+                self.paused = True
+            except ProcessLookupError:
+                pass
+
+    def resume(self) -> None:
+        if self.process is not None and self.paused:
+            try:
+                os.killpg(self.process.pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+            self.paused = False
+
+    def kill(self, why: str = "") -> None:
+        self.dead = self.dead or why or "the grading ended"
+        if self.process is not None:
+            try:  # the whole process group: nothing the submission started outlives its grading
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+
+    def close(self, result: dict | None = None) -> None:
+        if not self.dead:
+            try:
+                self.resume()
+                self.call("bye", timeout=30, result=result)
+            except WorkerGone:
+                pass
+        self.kill("the grading ended")
+        self.end.close()
+
+
+# ---- the grading context: what a check gets ----
+
+@dataclass
+class GradeContext:
+    exercise: Exercise
+    session: Session
+    device: torch.device
+    secret: str
+    policy: Policy = field(default_factory=Policy)
+    pools: list[Pool] = field(default_factory=list)
+
+    @property
+    def cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    @property
+    def size(self) -> str:
+        return "full" if self.cuda else "smoke"
+
+    def seed(self, purpose: str, index: int = 0) -> int:
+        """A seed derived from the secret: without it, hidden inputs cannot be predicted."""
+        return seed_for(self.exercise.id, purpose, index, self.secret)
+
+    def generator(self, purpose: str, index: int = 0, device=None) -> torch.Generator:
+        return generator(self.exercise.id, purpose, index, self.secret, device or self.device)
+
+    def gate(self) -> float:
+        """The speed gate on this device; raises NeedsGPU where the gate cannot apply."""
+        if self.cuda:
+            return self.exercise.speed_gate
+        if self.policy.cpu_gate is not None:
+            return self.policy.cpu_gate
+        raise NeedsGPU(f"the speed check needs a CUDA GPU (this machine has none); on a GPU it requires "
+                       f"{self.exercise.speed_gate:g}x over {self.exercise.baseline}")
+
+    # ---- calling into the worker ----
+    def call(self, fn, *args, what: str, hint: str = "", **kwargs) -> Remote:
+        """Invoke ``fn`` in the worker; an exception of the submission becomes CheckFailed naming ``what``."""
+        try:
+            return self.session.invoke(fn, *args, device=self.device, **kwargs)
+        except RemoteError as err:
+            if err.not_implemented:
+                name = what.split("(")[0]
+                raise CheckFailed(f"{name} is not written yet (it raises NotImplementedError)",
+                                  "replace `raise NotImplementedError()` with your code") from None
+            if err.type == "OutOfMemoryError":
+                raise CheckFailed(f"{what} ran out of GPU memory: {err.first_line()}",
+                                  "free what you keep alive (caches, references to outputs)") from None
+            raise CheckFailed(f"{what} raised {err.describe()}", hint) from err
+
+    def entry(self, name: str, *args, what: str | None = None, **kwargs) -> Remote:
+        """Call the submission's ``name(*args)`` and keep the result in the worker."""
+        return self.call(Entry(name), *args, what=what or f"{name}(...)", **kwargs)
+
+    def callable_result(self, remote: Remote, what: str) -> Remote:
+        if not remote.callable:
+            raise CheckFailed(f"{what} must return a function, got {remote.value.get('type', '?')}")
+        return remote
+
+    # ---- shared memory ----
+    def pool(self, numel: int, dtype=torch.float32) -> Pool:
+        pool = Pool(numel, dtype, self.device)
+        self.pools.append(pool)
+        self.session.share(pool)
+        return pool
+
+    def put(self, tensors) -> list[Slot]:
+        """Copy judge-side tensors into one new shared pool; return their slots (the worker's arguments)."""
+        tensors = list(tensors)
+        pool = self.pool(sum(t.numel() for t in tensors), tensors[0].dtype)
+        slots = [pool.alloc(t.shape) for t in tensors]
+        for t, s in zip(tensors, slots, strict=True):
+            pool.view(s).copy_(t)
+        synchronize(self.device)
+        return slots
+
+    def view(self, slot: Slot) -> torch.Tensor:
+        return next(p for p in self.pools if p.id == slot.pool).view(slot)
+
+    def out_slots(self, shapes, dtype=torch.float32) -> list[Slot]:
+        """Output slots, poisoned with NaN: a slot the worker never wrote cannot pass for a result."""
+        shapes = [tuple(s) for s in shapes]
+        pool = self.pool(sum(_numel(s) for s in shapes), dtype)
+        slots = [pool.alloc(s) for s in shapes]
+        pool.tensor.fill_(float("nan") if dtype.is_floating_point else 0)
+        synchronize(self.device)
+        return slots
+
+    # ---- correctness trials ----
+    def trials(self, fn: Entry | Ref, reference, cases: list[tuple[str, tuple]], tol: Tolerance, name: str,
+               out_like=None, no_grad: bool = True) -> int:
+        """Each case: the judge's reference on its own copies, the submission's ``fn`` on shared copies, the
+        output compared from the judge's memory, the inputs checked unmodified."""
+        for label, args in cases:
+            mark = len(self.pools)
+            expected = reference(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
+            shape, dtype = out_like(args) if out_like else (expected.shape, expected.dtype)
+            slots = self.put([a for a in args if isinstance(a, torch.Tensor)])
+            worker_args, it = [], iter(slots)
+            for a in args:
+                worker_args.append(next(it) if isinstance(a, torch.Tensor) else a)
+            out, = self.out_slots([shape], dtype)
+            self.call(fn, *worker_args, into=out, keep=False, no_grad=no_grad, what=f"{name} on {label}")
+            for i, (a, s) in enumerate(zip([a for a in args if isinstance(a, torch.Tensor)], slots, strict=True)):
+                if not torch.equal(self.view(s), a):
+                    raise CheckFailed(f"{name} modified its input argument {i} in place (on {label})",
+                                      "inputs belong to the caller: compute into new tensors (no `x.mul_()`, "
+                                      "`x[...] =`, `out=x`)")
+            check_outputs(self.view(out).clone(), expected, tol, f"{name}(...) on {label}")
+            self.drop_pools(mark)
+        return len(cases)
+
+    def drop_pools(self, since: int = 0) -> None:
+        """Forget shared memory on both sides: every pool made after the first ``since``."""
+        dropped = self.pools[since:]
+        if dropped and not self.session.dead:
+            self.session.call("unpool", ids=[p.id for p in dropped])
+            for p in dropped:
+                self.session.shared.pop(p.id, None)
+        del self.pools[since:]
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= int(s)
+    return n
+
+
+def default_device() -> torch.device:
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+# ---- the loop over checks ----
+
+def grade(exercise: Exercise, session: Session, load: dict, *, device, secret: str, policy: Policy,
+          only: list[str] | None = None, progress=None) -> list[CheckResult]:
+    """Run ``exercise``'s checks against the worker behind ``session``; never raises for bad code."""
+    ctx = GradeContext(exercise, session, torch.device(device), secret, policy)
+    checks = [c for c in exercise.checks if only is None or c.id in only]
+    results = []
+    with warnings.catch_warnings():
+        for text in QUIET_WARNINGS:
+            warnings.filterwarnings("ignore", message=text)
+        for i, check in enumerate(checks):
+            if progress:
+                progress(i, len(checks), check.title)
+            results.append(run_check(check, ctx, load))
+    if progress:
+        progress(len(checks), len(checks), "done")
+    return results
+
+
+def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
+    trust = f"self-reported: {check.self_reported}" if check.self_reported else VERIFIED
+
+    def result(status, message, hint="", details=None, points=0.0):
+        return CheckResult(check.id, check.title, check.kind, points, check.points, status, message, hint,
+                           details or {}, trust)
+
+    entries = load.get("entry_points", {})
+    missing = [n for n in check.needs if not (isinstance(entries.get(n), dict) and entries[n].get("callable"))]
+    if missing:
+        errors = load.get("load_errors") or []
+        return result(FAILED, f"no function named {', '.join(missing)} was defined"
+                      + (f"; while your notebook ran, {'; '.join(errors)}" if errors else ""),
+                      "define it with exactly this name (the checks look it up by name), and make every cell run")
+    if load.get("changed"):
+        return result(FAILED, "your code changed global torch settings when it was loaded, which would change "
+                      "the precision or speed of what is compared: " + "; ".join(load["changed"]), _SETTINGS_HINT)
+    session = ctx.session
+    if session.dead:
+        return result(FAILED, session.dead)
+    changes_before, threads_before = len(session.changes), len(session.threads)
+    start = _perf_counter()
+    try:
+        outcome = check.run(ctx)
+        message, details = outcome if isinstance(outcome, tuple) else (outcome, {})
+        details["check_s"] = _perf_counter() - start
+        changes, threads = session.changes[changes_before:], session.threads[threads_before:]
+        if changes:
+            raise CheckFailed("your code changed global torch settings while it ran, which changes the precision "
+                              "or speed of what is compared: " + "; ".join(dict.fromkeys(changes)), _SETTINGS_HINT)
+        if threads:
+            raise CheckFailed(f"your code left background threads running ({', '.join(dict.fromkeys(threads))}); "
+                              "work on the side is not what is graded", "compute each result inside the call that "
+                              "returns it")
+        return result(PASSED, message, details=details, points=float(check.points))
+    except CheckFailed as err:
+        return result(FAILED, err.reason, err.hint, err.details)
+    except NeedsGPU as err:
+        return result(SKIPPED if ctx.policy.allow_skip else FAILED, str(err), "run the check on a machine with a "
+                      "CUDA GPU")
+    except Inconclusive as err:
+        return result(INCONCLUSIVE, str(err), "re-run on a quieter machine; nothing else should use the GPU",
+                      err.details)
+    except WorkerGone as err:
+        return result(FAILED, str(err))
+    except RemoteError as err:
+        return result(FAILED, f"your code raised {err.describe()}",
+                      "run the function on a small input in a cell of its own and read the traceback")
+    finally:
+        session.resume()
+        try:
+            ctx.drop_pools()
+        except WorkerGone:
+            pass
+
+
+_SETTINGS_HINT = ("leave thread counts, matmul precision (TF32), cuDNN flags, grad mode and the compiler stance as "
+                  "they are")
+
+
+# ---- grading a file ----
+
+def package_digest() -> str:
+    """A hash of the grader's own source files, to notice a submission that edits them."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        digest.update(str(path.relative_to(PACKAGE)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def grade_session(exercise: Exercise, session: Session, *, device, secret: str, policy: Policy,
+                  only: list[str] | None = None, hidden: bool = False, sources: list[str] | None = None,
+                  progress=None) -> Report:
+    """Load (unless the worker is a live kernel) and grade; the hidden checks too when asked."""
+    start = time.perf_counter()
+    try:
+        session.call("hello", timeout=120)
+        load = session.call("load", timeout=policy.timeout, sources=sources or [],
+                            entry_points=list(exercise.entry_points))
+    except WorkerGone as err:
+        return Report.failed(exercise, str(err), "run each cell yourself and check that it finishes",
+                             time.perf_counter() - start, policy.allow_skip, environment())
+    if "fatal" in load:
+        return Report.failed(exercise, str(load["fatal"]), "", time.perf_counter() - start, policy.allow_skip,
+                             environment())
+    load_s = time.perf_counter() - start
+    results = grade(exercise, session, load, device=device, secret=secret, policy=policy, only=only,
+                    progress=progress)
+    report = Report(exercise.id, results, {**environment(), "load_s": load_s}, 0.0, policy.allow_skip)
+    if hidden:
+        report.hidden = grade(exercise, session, load, device=device, secret=secret + HIDDEN, policy=policy,
+                              only=list(exercise.hidden_checks))
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def grade_file(exercise: Exercise, path: str | Path, *, policy: Policy | None = None, overrides=(),
+               device: str | None = None, secret: str | None = None, only: list[str] | None = None,
+               hidden: bool = False) -> Report:
+    """Grade the notebook or .py at ``path`` (``overrides``: .py files run after it, how the known-wrong and
+    cheating cases are built on a reference solution) in a fresh worker process, judged here. This process
+    must be trusted: it runs no submission code, and must not be a kernel that has run any."""
+    policy = policy or Policy()
+    secret = secret or grading_secret()
+    device = torch.device(device) if device else default_device()
+    start = time.perf_counter()
+    try:
+        sources = submission_code(Path(path)) + [Path(o).read_text() for o in overrides]
+    except SubmissionError as err:
+        return Report.failed(exercise, str(err), "", 0.0, policy.allow_skip, environment())
+    digest_before = package_digest()
+    with tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
+        session = Session.spawn(timeout=policy.timeout, scratch=Path(scratch))
+        session.timeout = policy.timeout
+        try:
+            report = grade_session(exercise, session, device=device, secret=secret, policy=policy, only=only,
+                                   hidden=hidden, sources=sources)
+        finally:
+            session.close()
+    report.seconds = time.perf_counter() - start
+    if package_digest() != digest_before:
+        return Report.failed(exercise, "the submission modified the grader's own files; all checks fail",
+                             "never write to the course's autograder/ folder", report.seconds, policy.allow_skip,
+                             report.environment)
+    return report
+
+
+__all__ = ["PASSED", "FAILED", "SKIPPED", "INCONCLUSIVE", "Fn", "Entry", "Ref", "Slot", "Session", "GradeContext",
+           "Policy", "Remote", "RemoteError", "grade", "grade_file", "grade_session"]

@@ -1,0 +1,174 @@
+"""The grading vocabulary: checks and exercises as data, outcomes, results and the report.
+
+Nothing here runs a submission; every module of the trusted side and the notebooks' result card share it.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+PASSED, FAILED, SKIPPED, INCONCLUSIVE = "passed", "failed", "skipped", "inconclusive"
+VERIFIED = "verified"  # CheckResult.trust when nothing the submission's process said was believed
+
+
+class CheckFailed(AssertionError):
+    """A graded check failed. ``hint`` says what to look at; ``details`` go into the report."""
+
+    def __init__(self, message: str, hint: str = "", details: dict | None = None):
+        super().__init__(message + (f"\n  Hint: {hint}" if hint else ""))
+        self.reason, self.hint, self.details = message, hint, details or {}
+
+
+class NeedsGPU(Exception):
+    """The check's mechanism only exists on a CUDA GPU."""
+
+
+class Inconclusive(Exception):
+    """The measurement stayed too noisy to decide, after re-measuring."""
+
+    def __init__(self, message: str, details: dict | None = None):
+        super().__init__(message)
+        self.details = details or {}
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+
+
+@dataclass(frozen=True)
+class Check:
+    """One graded check. ``run(session, ctx)`` drives the submission's process and raises CheckFailed, or
+    returns a message (and details). ``self_reported`` names what the check takes on the word of the
+    submission's process (counters read there); empty when every fact is verified by the trusted side."""
+
+    id: str  # the nbgrader grade_id of the test cell that reports it
+    title: str
+    points: int
+    run: Callable
+    needs: tuple[str, ...]  # entry points the check calls
+    kind: str = "correctness"  # "correctness", "speed" or "structure"
+    hidden: bool = False  # nbgrader's hidden test re-runs it on a second secret stream (never a speed check)
+    self_reported: str = ""
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str  # the folder name: 01_eager_mode ... 06_cuda_graphs
+    title: str
+    entry_points: tuple[str, ...]
+    checks: tuple[Check, ...]
+    baseline: str  # what the speed gate compares against, in words
+    speed_gate: float = 1.5
+    hints: dict[str, list[str]] = field(default_factory=dict)  # check id -> hints, revealed one at a time
+
+    @property
+    def points(self) -> int:
+        return sum(c.points for c in self.checks)
+
+    @property
+    def hidden_checks(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.checks if c.hidden)
+
+    def check(self, check_id: str) -> Check:
+        for c in self.checks:
+            if c.id == check_id:
+                return c
+        raise KeyError(f"{self.id} has no check {check_id!r}; it has {[c.id for c in self.checks]}")
+
+
+@dataclass
+class CheckResult:
+    id: str
+    title: str
+    kind: str
+    points: float
+    max_points: int
+    status: str
+    message: str
+    hint: str = ""
+    details: dict = field(default_factory=dict)
+    trust: str = VERIFIED  # or "self-reported: <what>" (read in the submission's process, not verified)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+    def line(self) -> str:
+        mark = {PASSED: "PASS", FAILED: "FAIL", SKIPPED: "SKIP", INCONCLUSIVE: "????"}[self.status]
+        note = f" [{self.trust}]" if self.trust != VERIFIED else ""
+        return f"[{mark}] {self.id} ({self.points:g}/{self.max_points}): {self.message.splitlines()[0]}{note}"
+
+
+@dataclass
+class Report:
+    exercise: str
+    results: list[CheckResult]
+    environment: dict
+    seconds: float = 0.0
+    skip_allowed: bool = False
+    error: str = ""  # the submission could not be graded at all (did not load, timed out, ...)
+    # nbgrader's hidden tests, graded in the same grading on a second secret stream (autograde only);
+    # they score through their test cells, not through ``points``
+    hidden: list[CheckResult] = field(default_factory=list)
+
+    def ok(self) -> bool:
+        """Every check passed (a skip counts only where skipping was explicitly allowed)."""
+        allowed = {PASSED, SKIPPED} if self.skip_allowed else {PASSED}
+        return bool(self.results) and all(r.status in allowed for r in self.results)
+
+    @property
+    def points(self) -> float:
+        return sum(r.points for r in self.results)
+
+    @property
+    def max_points(self) -> int:
+        return sum(r.max_points for r in self.results)
+
+    def result(self, check_id: str) -> CheckResult:
+        for r in self.results:
+            if r.id == check_id:
+                return r
+        raise KeyError(check_id)
+
+    def hidden_result(self, check_id: str) -> CheckResult:
+        for r in self.hidden:
+            if r.id == check_id:
+                return r
+        raise KeyError(f"the grading did not run the hidden test of {check_id}")
+
+    def lines(self) -> list[str]:
+        head = f"{self.exercise}: {self.points:g}/{self.max_points} points in {self.seconds:.1f} s"
+        return [head] + [r.line() for r in self.results]
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1, default=str)
+
+    @classmethod
+    def from_json(cls, text: str) -> Report:
+        data = json.loads(text)
+        data["results"] = [CheckResult(**r) for r in data["results"]]
+        data["hidden"] = [CheckResult(**r) for r in data.get("hidden", [])]
+        return cls(**data)
+
+    @classmethod
+    def failed(cls, exercise: Exercise, message: str, hint: str = "", seconds: float = 0.0,
+               skip_allowed: bool = False, environment: dict | None = None) -> Report:
+        """Every check of the exercise failed with one message (the submission could not be graded)."""
+
+        def failed(checks):
+            return [CheckResult(c.id, c.title, c.kind, 0.0, c.points, FAILED, message, hint) for c in checks]
+
+        return cls(exercise.id, failed(exercise.checks), environment or {}, seconds, skip_allowed, error=message,
+                   hidden=failed(c for c in exercise.checks if c.hidden))
+
+
+def environment() -> dict:
+    import torch
+
+    gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None
+    return {"torch": torch.__version__, "python": platform.python_version(), "gpu": gpu}

@@ -1,0 +1,348 @@
+"""The speed check: the submission's function (in the worker) against the baseline (here), on the judge's clock.
+
+Each timed block is one request to the worker: the judge's clock starts before the request and stops only
+after the judge has read every output of the block out of its own memory (a digest of the output slots),
+so work the worker leaves running after it answers cannot shorten the time; a late write shows as outputs
+that changed after the clock stopped. Every call gets inputs no earlier call had (fresh values in every block,
+and for launch-bound exercises a chain through the previous output, so nothing can be computed ahead).
+After a block the judge picks calls at random and checks their outputs against its own reference. The
+baseline runs through the same block code in this process, with the submission's process paused (SIGSTOP)
+and the GPU drained first, so nothing the submission left running can slow it down.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import time
+from collections.abc import Callable
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
+
+import torch
+
+from autograder.core.blocks import OutputError, run_block
+from autograder.core.correctness import check_outputs
+from autograder.core.diagnosis import diagnose_speed
+from autograder.core.protocol import CheckFailed, Inconclusive, Tolerance
+from autograder.core.timing import (
+    MIN_BLOCK_S,
+    MIN_WARMUP_CALLS,
+    Timing,
+    _perf_counter,
+    compare_runners,
+    format_seconds,
+    synchronize,
+)
+from autograder.core.wire import Fn, Pool, Ref, digest
+
+SAMPLES_PER_BLOCK = 2  # outputs checked against the reference after each block of the submission's calls
+MAX_WARMUP_CALLS, MAX_WARMUP_S = 200, 60.0
+# A fused kernel that reads its inputs and writes its output once cannot beat a copy of the same bytes.
+CEILING = 1.0
+
+
+@dataclass
+class Timed:
+    """The timed calls, described once for both sides.
+
+    ``args(generator, index)``: fresh inputs of call ``index`` (tensors on the device). ``chain``: the course
+    function ("module:name") that makes a call's first input from the fresh one and the previous output.
+    ``keep``: outputs must keep their values until the block ends (they are copied out then); otherwise each
+    output is copied out at once (it may be reused by the next call). ``finish``: the course function run
+    at the end of a block with the model (a Ref in the worker, the baseline's own here) and a slot (a training
+    step's weights). ``verify(record)`` replaces the sampled reference check (a training step).
+    """
+
+    args: Callable
+    tol: Tolerance
+    chain: str | None = None
+    keep: bool = False
+    out_like: Callable | None = None  # args -> (shape, dtype) of the output; default: like args[0]
+    no_grad: bool = True
+    bytes_per_call: int | None = None  # fewest bytes a call moves, the copy-out included (memory-bound)
+    expect_compiled: bool = True
+    stance: str | None = None  # a compiler stance for the submission's timed blocks (e.g. "fail_on_recompile")
+    finish: str | None = None
+    finish_numel: int = 0
+    verify: Callable | None = None
+    min_block_s: float = MIN_BLOCK_S
+
+
+@dataclass
+class BlockRecord:
+    """One timed block as the judge saw it: inputs, outputs and the finish slot, all in its own memory."""
+
+    index: int
+    calls: list[list[torch.Tensor]]
+    outs: list[torch.Tensor]
+    finished: torch.Tensor | None
+
+
+class _Runner:
+    """One side's blocks: fills fresh inputs, runs a block (here or in the worker), times it on the judge's
+    clock with every output read before the clock stops, then checks what it must."""
+
+    def __init__(self, ctx, timed: Timed, name: str, *, local: Callable | None = None, remote: Ref | None = None,
+                 model=None, purpose: str, reference: Callable | None = None):
+        self.ctx, self.timed, self.name, self.reference = ctx, timed, name, reference
+        self.local, self.remote, self.model, self.purpose = local, remote, model, purpose
+        self.per_call: list[float] = []
+        self.next_call = 0
+        self.blocks_run = 0
+        self.in_pool = self.out_pool = self.finish_pool = None
+        self.chain = Fn(timed.chain).load() if timed.chain else None
+        self.rng = random.Random(ctx.seed(f"{purpose}-samples"))
+        self.first = 0.0
+        self.warmup_calls = 0
+        self.calls = 1
+
+    # ---- pools ----
+    def _ensure_pools(self, in_numel: int, out_numel: int, dtype) -> None:
+        for attr, numel, dt in (("in_pool", in_numel, torch.float32), ("out_pool", out_numel, dtype)):
+            pool = getattr(self, attr)
+            if pool is None or pool.numel < numel or pool.tensor.dtype != dt:
+                pool = Pool(max(numel, 2 * (pool.numel if pool else 0)), dt, self.ctx.device)
+                setattr(self, attr, pool)
+                if self.remote is not None:
+                    self.ctx.pools.append(pool)
+                    self.ctx.session.share(pool)
+        if self.timed.finish and self.finish_pool is None:
+            self.finish_pool = Pool(self.timed.finish_numel, torch.float32, self.ctx.device)
+            if self.remote is not None:
+                self.ctx.pools.append(self.finish_pool)
+                self.ctx.session.share(self.finish_pool)
+
+    def _prepare(self, n: int):
+        gen = self.ctx.generator(f"{self.purpose}-inputs", self.blocks_run)
+        args = [self.timed.args(gen, self.next_call + j) for j in range(n)]
+        self.next_call += n
+        likes = [self.timed.out_like(a) if self.timed.out_like else (a[0].shape, a[0].dtype) for a in args]
+        self._ensure_pools(sum(t.numel() for a in args for t in a), sum(math.prod(s) for s, _ in likes),
+                           likes[0][1])
+        self.in_pool.used = self.out_pool.used = 0
+        call_slots = [[self.in_pool.alloc(t.shape) for t in a] for a in args]
+        for a, slots in zip(args, call_slots, strict=True):
+            for t, s in zip(a, slots, strict=True):
+                self.in_pool.view(s).copy_(t)
+        out_slots = [self.out_pool.alloc(s) for s, _ in likes]
+        region = self.out_pool.region()
+        region.fill_(float("nan") if region.is_floating_point() else 0)
+        finish_slot = None
+        if self.finish_pool is not None:
+            self.finish_pool.used = 0
+            finish_slot = self.finish_pool.alloc((self.timed.finish_numel,))
+            self.finish_pool.tensor.fill_(float("nan"))
+        synchronize(self.ctx.device)
+        return call_slots, out_slots, finish_slot, digest(self.in_pool.region())
+
+    # ---- one block ----
+    def _block(self, n: int) -> float:
+        call_slots, out_slots, finish_slot, inputs_digest = self._prepare(n)
+        ctx, timed = self.ctx, self.timed
+        synchronize(ctx.device)
+        t0 = _perf_counter()
+        if self.remote is not None:
+            finish = (Fn(timed.finish), [self.model, finish_slot]) if timed.finish else None
+            reply = ctx.session.call("block", fn=self.remote, calls=call_slots, outs=out_slots,
+                                     chain=Fn(timed.chain) if timed.chain else None, keep=timed.keep, finish=finish,
+                                     no_grad=timed.no_grad, device=str(ctx.device), stance=timed.stance)
+        else:
+            finish = None
+            if timed.finish:
+                fin_fn, fin_view = Fn(timed.finish).load(), self.finish_pool.view(finish_slot)
+
+                def finish():
+                    fin_fn(self.model, fin_view)
+            grad = torch.no_grad() if timed.no_grad else nullcontext()
+            with grad:
+                run_block(self.local, [[self.in_pool.view(s) for s in slots] for slots in call_slots],
+                          [self.out_pool.view(s) for s in out_slots], chain=self.chain, keep=timed.keep,
+                          finish=finish, device=ctx.device)
+            reply = {}
+        # Read every output (and the finished weights) before the clock stops.
+        seen = digest(self.out_pool.region()), digest(self.finish_pool.tensor) if self.finish_pool else 0
+        seconds = _perf_counter() - t0
+        self.blocks_run += 1
+        if "error" in reply:
+            self._fail_reply(reply["error"])
+        if self.remote is not None:
+            self._check_block(call_slots, out_slots, finish_slot, inputs_digest, seen)
+        return seconds
+
+    def _fail_reply(self, error) -> None:
+        from autograder.core.grading import RemoteError
+
+        err = RemoteError(error if isinstance(error, dict) else {})
+        if err.type == "OutputError":
+            raise CheckFailed(f"during timing, {self.name} {err.message}",
+                              "return one tensor like the reference's, computed from that call's input")
+        if err.not_implemented:
+            raise CheckFailed(f"{self.name} is not written yet (it raises NotImplementedError)",
+                              "replace `raise NotImplementedError()` with your code")
+        raise CheckFailed(f"during timing, {self.name} raised {err.describe()}", _RECOMPILE_HINT
+                          if "recompile" in err.message.lower() else "")
+
+    def _check_block(self, call_slots, out_slots, finish_slot, inputs_digest, seen) -> None:
+        ctx, timed = self.ctx, self.timed
+        now = digest(self.out_pool.region()), digest(self.finish_pool.tensor) if self.finish_pool else 0
+        if now != seen:
+            raise CheckFailed(f"{self.name}'s outputs changed after it had returned: work was still running "
+                              "after the call (on a side stream or a thread), outside the time measured",
+                              "compute each result inside the call that returns it, on the caller's stream")
+        if digest(self.in_pool.region()) != inputs_digest:
+            raise CheckFailed(f"{self.name} modified its inputs during timing",
+                              "inputs belong to the caller: compute into new tensors")
+        calls = [[self.in_pool.view(s) for s in slots] for slots in call_slots]
+        outs = [self.out_pool.view(s) for s in out_slots]
+        record = BlockRecord(self.blocks_run, calls, outs,
+                             self.finish_pool.view(finish_slot) if finish_slot is not None else None)
+        if timed.verify is not None:
+            timed.verify(record)
+            return
+        # The calls to check are chosen now, after the block: nothing in the worker could know them.
+        for j in sorted(self.rng.sample(range(len(calls)), min(SAMPLES_PER_BLOCK, len(calls)))):
+            args = [a.clone() for a in calls[j]]
+            if self.chain is not None and j > 0:
+                args[0] = self.chain(args[0], outs[j - 1])
+            with torch.no_grad() if timed.no_grad else nullcontext():
+                expected = self.reference(*args)
+            check_outputs(outs[j].clone(), expected, timed.tol,
+                          f"{self.name}'s output during timing (call {j + 1} of {len(calls)} in a block)")
+
+    # ---- the runner interface of timing.compare_runners ----
+    def warm_up(self) -> None:
+        """Calls one at a time until steady; the first one's time is the compile cost."""
+        self.first = self._block(1)
+        calls, recent = 1, []
+        deadline = time.monotonic() + MAX_WARMUP_S
+        while True:
+            recent.append(self._block(1))
+            calls += 1
+            if calls >= MIN_WARMUP_CALLS and len(recent) >= 3 and max(recent[-3:]) <= 1.5 * min(recent[-3:]):
+                break
+            if calls >= MAX_WARMUP_CALLS or time.monotonic() > deadline:
+                break
+        self.warmup_calls = calls
+        estimate = statistics.median(recent[-3:])
+        self.calls = max(1, math.ceil(self.timed.min_block_s / max(estimate, 1e-7)))
+        # One trial block corrects the estimate (single calls overstate the time of fast functions).
+        host = self._block(self.calls) * 1.0
+        if host < self.timed.min_block_s:
+            self.calls = max(self.calls, math.ceil(self.calls * self.timed.min_block_s / max(host, 1e-7)))
+
+    def run_block(self) -> float:
+        per_call = self._block(self.calls) / self.calls
+        self.per_call.append(per_call)
+        return per_call
+
+    def timing(self, start: int = 0) -> Timing:
+        return Timing(self.name, self.per_call[start:], self.calls, self.first, self.warmup_calls)
+
+
+_RECOMPILE_HINT = ("every shape a call can have must be ready before timing starts; TORCH_LOGS='recompiles' "
+                   "names the guard that failed")
+
+# ---- the GPU drained before the baseline runs ----
+_probe: dict = {}
+
+
+def _probe_s(device) -> float:
+    buf = _probe.setdefault(("buf", device), torch.ones(2**23, device=device))
+    synchronize(device)
+    t0 = _perf_counter()
+    buf.sum()
+    synchronize(device)
+    return _perf_counter() - t0
+
+
+def drain_gpu(device, limit_s: float = 5.0) -> None:
+    """Wait until a small probe kernel runs at its calibrated speed: nothing else is left on the GPU."""
+    if torch.device(device).type != "cuda":
+        return
+    if ("calibrated", device) not in _probe:
+        _probe[("calibrated", device)] = min(_probe_s(device) for _ in range(10))
+    calm = 2 * _probe[("calibrated", device)] + 50e-6
+    deadline = time.monotonic() + limit_s
+    while _probe_s(device) > calm:
+        if time.monotonic() > deadline:
+            raise Inconclusive("the GPU stayed busy with other work while the submission's process was paused "
+                               f"(for {limit_s:g} s): work queued before the pause, or another program")
+        time.sleep(0.002)
+
+
+def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: str = "your function",
+                baseline_model=None, candidate_model: Ref | None = None,
+                reference: Callable | None = None) -> tuple[str, dict]:
+    """Compare the worker's ``candidate`` with the local ``baseline`` under the course protocol; raise
+    CheckFailed (too slow, wrong during timing), Inconclusive or NeedsGPU, or return the message and details.
+    ``reference`` (default: the baseline) computes the outputs the sampled calls are checked against."""
+    gate = ctx.gate()
+    session = ctx.session
+    base = _Runner(ctx, timed, ctx.exercise.baseline, local=baseline, model=baseline_model, purpose="speed-base")
+    cand = _Runner(ctx, timed, name, remote=candidate, model=candidate_model, purpose="speed",
+                   reference=reference or baseline)
+
+    @contextmanager
+    def phase(runner):
+        if runner is base:
+            session.pause()
+            try:
+                drain_gpu(ctx.device)
+                yield
+            finally:
+                session.resume()
+        else:
+            yield
+
+    events_before = session.events()
+    comparison = compare_runners(base, cand, gate=gate, phase=phase)
+    events = session.events().since(events_before)  # self-reported: explains, never decides
+    details = {
+        "speedup": comparison.speedup, "speedup_min": comparison.speedup_min,
+        "speedup_max": comparison.speedup_max, "gate": gate,
+        "baseline_s": comparison.baseline.median_s, "candidate_s": comparison.candidate.median_s,
+        "baseline_spread": comparison.baseline.spread, "candidate_spread": comparison.candidate.spread,
+        "compile_s": comparison.candidate.first_call_s, "blocks": len(comparison.candidate.per_call_s),
+        "calls_per_block": comparison.candidate.calls_per_block, "attempts": comparison.attempts,
+        "baseline_per_call_s": comparison.baseline.per_call_s,
+        "candidate_per_call_s": comparison.candidate.per_call_s,
+        "compile_events": events.summary(), "device": str(ctx.device),
+    }
+    message = comparison.summary()
+    busy = _gpu_busy(ctx, cand, comparison.candidate.median_s) if ctx.cuda else None
+    if busy is not None:
+        details["gpu_busy"] = busy
+        message += f"; GPU busy {busy:.0%} of the wall time (self-reported)"
+    if timed.bytes_per_call and ctx.cuda:
+        from autograder.core.profiling import copy_bandwidth
+
+        bandwidth = copy_bandwidth(ctx.device)
+        fraction = timed.bytes_per_call / comparison.candidate.median_s / bandwidth
+        details.update(copy_bandwidth=bandwidth, fraction_of_copy_bandwidth=fraction)
+        message += f"; {fraction:.0%} of this GPU's copy bandwidth"
+        if fraction > CEILING:
+            raise CheckFailed(
+                f"{name} ran in {format_seconds(comparison.candidate.median_s)}: at {fraction:.0%} of this GPU's "
+                "copy bandwidth, faster than its memory can even read the inputs and write the outputs: results "
+                "are being reused, not computed", "compute every call's result from that call's inputs", details)
+    if comparison.verdict == "pass":
+        return message, details
+    reasons = diagnose_speed(comparison, events, cuda=ctx.cuda, expect_compiled=timed.expect_compiled, busy=busy)
+    details["diagnosis"] = reasons
+    if comparison.verdict == "inconclusive":
+        raise Inconclusive(f"inconclusive after {comparison.attempts} measurements: {message}", details)
+    raise CheckFailed(f"too slow: {message}", "; ".join(reasons), details)
+
+
+def _gpu_busy(ctx, cand: _Runner, wall_s: float) -> float | None:
+    """Kernel time per call as the worker's profiler saw it, over the judge's wall time (for the result card)."""
+    try:
+        call_slots, _, _, _ = cand._prepare(1)
+        reply = ctx.session.invoke(Fn("autograder.core.profiling:kernel_seconds"), cand.remote, *call_slots[0],
+                                   keep=False, no_grad=cand.timed.no_grad)
+        kernel_s = float(reply.value.get("value") or 0.0)
+    except Exception:  # an aid for the card, never a reason to fail
+        return None
+    return min(kernel_s / wall_s, 1.0) if wall_s > 0 and kernel_s > 0 else None

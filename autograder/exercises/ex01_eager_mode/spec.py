@@ -1,0 +1,196 @@
+"""Exercise 01: eager mode and your first compile.
+
+(a) ``benchmark(fn, *args) -> float``: the steady-state seconds per call of ``fn(*args)``, graded on workloads
+    whose duration nothing in the submission's process can know (GPU: matrix products launched and not waited
+    for, so a missing ``torch.cuda.synchronize()`` is caught; CPU: calls that wait on the grader's own clock),
+    measured by the grader in its own process; and on a workload whose first call is slow (a compile), with a
+    time budget that keeps the slow call from being averaged away over a long loop.
+(b) ``fast_gelu_bias(x, bias)``: the op-by-op GELU-with-bias chain, at least 1.5x faster than eager.
+"""
+
+from __future__ import annotations
+
+import time
+
+import torch
+
+from autograder.core.grading import GradeContext
+from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
+from autograder.core.speed import Timed, drain_gpu, speed_check
+from autograder.core.timing import _perf_counter, measure
+from autograder.core.wire import Entry, Fn
+from autograder.exercises.ex01_eager_mode.workload import SIZES, gelu_bias_chain, matmul_workload
+
+ID = "01_eager_mode"
+WORKLOAD = "autograder.exercises.ex01_eager_mode.workload"
+# fp32 pointwise chain: Inductor's fused kernel differs from eager by rounding only (~1e-7 relative);
+# computing in fp16 or bf16 is off by 1e-3 or more.
+TOL = Tolerance(rtol=1e-4, atol=1e-5)
+FIRST_CALL_EXTRA_S = 1.0
+# benchmark() may take this long beyond the slow first call. Within it, a loop that includes the slow call
+# cannot dilute it below a third of the true time: N calls of t seconds fit only if N * t <= 3 s, so the
+# first call adds at least FIRST_CALL_EXTRA_S / N >= t / 3 per call (the window passes up to +25%).
+BENCHMARK_BUDGET_S = 3.0
+
+
+# ---- (a) benchmark: workloads of unknown duration ----
+
+def _durations(ctx: GradeContext) -> list[float]:
+    """Two durations drawn from the secret: a short one (1.5-3 ms) and a long one (5-8 ms)."""
+    gen = torch.Generator().manual_seed(ctx.seed("durations"))
+    u = torch.rand(2, generator=gen).tolist()
+    return [0.0015 + 0.0015 * u[0], 0.005 + 0.003 * u[1]]
+
+
+def _gpu_workload_shape(ctx: GradeContext, seconds: float) -> tuple[int, int]:
+    """(n, k): k products of n x n matrices that take about ``seconds`` on this GPU (measured here)."""
+    gen = torch.Generator().manual_seed(ctx.seed("matrix-size", int(seconds * 1e6)))
+    n = int(torch.randint(768, 1537, (), generator=gen))
+    one = measure(matmul_workload(n, 1, device=ctx.device), [()], device=ctx.device, blocks=5).median_s
+    return n, max(1, round(seconds / one))
+
+
+def _timed_benchmark(ctx: GradeContext, seconds: float, first_call_extra_s: float = 0.0) -> tuple[float, float, float]:
+    """(what the learner's benchmark returned, the true seconds per call, benchmark's wall time)."""
+    if ctx.cuda:
+        ctx.session.pause()  # the truth is measured with nothing of the submission's running
+        try:
+            drain_gpu(ctx.device)
+            n, k = _gpu_workload_shape(ctx, seconds)
+            truth = measure(matmul_workload(n, k, device=ctx.device), [()], device=ctx.device, blocks=7).median_s
+        finally:
+            ctx.session.resume()
+        workload = ctx.call(Fn(f"{WORKLOAD}:matmul_workload"), n, k, first_call_extra_s, str(ctx.device),
+                            what="building the workload")
+    else:
+        rtt = []
+        for _ in range(7):
+            t0 = _perf_counter()
+            ctx.session.call("ping")
+            rtt.append(_perf_counter() - t0)
+        truth = seconds + sorted(rtt)[3]
+
+        def wait(event):
+            time.sleep(seconds)
+            return {}
+        ctx.session.on_event = wait
+        workload = ctx.call(Fn(f"{WORKLOAD}:judged_workload"), first_call_extra_s, what="building the workload")
+    try:
+        start = _perf_counter()
+        got = ctx.call(Fn(f"{WORKLOAD}:run_benchmark"), Entry("benchmark"), workload.ref, what="benchmark(fn)",
+                       keep=False, timeout=first_call_extra_s + 60)
+        wall = _perf_counter() - start
+    finally:
+        ctx.session.on_event = None
+    value = got.value.get("value")
+    if not isinstance(value, float) or not value > 0 or value != value or value == float("inf"):
+        raise CheckFailed(f"benchmark(fn) must return the seconds per call as a positive float, got {value!r}")
+    return value, truth, wall
+
+
+def _judge(got: float, truth: float, what: str, no_sync_hint: bool) -> str:
+    ratio = got / truth
+    if 0.8 <= ratio <= 1.25:
+        return f"{what}: {got * 1e3:.2f} ms per call (the grader measured {truth * 1e3:.2f} ms)"
+    if ratio > 100:
+        hint = "return seconds, not milliseconds or nanoseconds"
+    elif ratio < 0.8 and no_sync_hint:
+        hint = ("without torch.cuda.synchronize() before reading the clock you time the kernel *launch*, "
+                "not the work: CUDA runs asynchronously")
+    elif ratio > 1.25:
+        hint = ("warm up before timing: the first call(s) include compiling (and CUDA-graph recording); "
+                "time only later calls, and take a median over several repeats")
+    else:
+        hint = "time many calls and divide by their number; take the median of several repeats"
+    raise CheckFailed(f"{what}: benchmark returned {got * 1e3:.3f} ms per call, but the workload takes "
+                      f"{truth * 1e3:.2f} ms (ratio {ratio:.2f}; 0.8..1.25 passes)", hint)
+
+
+def check_known_durations(ctx: GradeContext):
+    lines = []
+    for seconds in _durations(ctx):
+        got, truth, _ = _timed_benchmark(ctx, seconds)
+        lines.append(_judge(got, truth, f"{seconds * 1e3:.1f} ms workload", ctx.cuda))
+    return "; ".join(lines)
+
+
+def check_excludes_compile(ctx: GradeContext):
+    seconds = _durations(ctx)[0]
+    got, truth, wall = _timed_benchmark(ctx, seconds, FIRST_CALL_EXTRA_S)
+    if wall > FIRST_CALL_EXTRA_S + BENCHMARK_BUDGET_S:
+        raise CheckFailed(f"benchmark(fn) took {wall:.1f} s for a {seconds * 1e3:.1f} ms workload whose first call "
+                          f"takes {FIRST_CALL_EXTRA_S:g} s more; keep it under {BENCHMARK_BUDGET_S:g} s beyond that "
+                          "slow call", "a few warm-up calls and a hundred timed ones are plenty; a long loop only "
+                          "hides a slow first call, it does not leave it out")
+    return _judge(got, truth, f"{seconds * 1e3:.1f} ms workload whose first call takes {FIRST_CALL_EXTRA_S:g} s "
+                  f"more (like a compile); benchmark took {wall:.1f} s", ctx.cuda)
+
+
+# ---- (b) fast_gelu_bias ----
+
+def _inputs(gen: torch.Generator, shape, device) -> tuple[torch.Tensor, torch.Tensor]:
+    x = torch.randn(shape, generator=gen, device=device)
+    bias = torch.randn(shape[-1], generator=gen, device=device)
+    return x, bias
+
+
+def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
+    """Six trials: the timing shape twice (fresh values) and four shapes the student never saw, one 3-D."""
+    gen = torch.Generator().manual_seed(ctx.seed("shapes"))
+    shapes = [SIZES[ctx.size]] * 2
+    for i in range(4):
+        rows, cols = (int(v) for v in torch.randint(1, 700, (2,), generator=gen))
+        shapes.append((rows, cols) if i < 3 else (2, rows, cols))
+    return [(f"input of shape {s}", _inputs(ctx.generator("correctness", i), s, ctx.device))
+            for i, s in enumerate(shapes)]
+
+
+def check_fast_correct(ctx: GradeContext):
+    n = ctx.trials(Entry("fast_gelu_bias"), gelu_bias_chain, correctness_cases(ctx), TOL, "fast_gelu_bias")
+    return f"matches the eager chain on {n} inputs (rtol={TOL.rtol:g}, atol={TOL.atol:g})"
+
+
+def check_fast_speed(ctx: GradeContext):
+    shape = SIZES[ctx.size]
+    numel = shape[0] * shape[1]
+    timed = Timed(args=lambda gen, i: _inputs(gen, shape, ctx.device), tol=TOL,
+                  # read x and bias, write the output, copy it out (read + write): the fewest bytes per call
+                  bytes_per_call=(4 * numel + shape[1]) * 4, min_block_s=0.004)
+    return speed_check(ctx, gelu_bias_chain, Entry("fast_gelu_bias"), timed, name="fast_gelu_bias")
+
+
+EXERCISE = Exercise(
+    id=ID,
+    title="Eager mode and your first compile",
+    entry_points=("benchmark", "fast_gelu_bias"),
+    baseline="the eager gelu_bias_chain",
+    speed_gate=1.5,
+    checks=(
+        Check("benchmark_known_durations", "benchmark() measures workloads of unknown duration", 3,
+              check_known_durations, ("benchmark",)),
+        Check("benchmark_excludes_compile", "benchmark() leaves the first (compiling) call out", 2,
+              check_excludes_compile, ("benchmark",)),
+        Check("fast_gelu_bias_correct", "fast_gelu_bias matches the eager chain", 3,
+              check_fast_correct, ("fast_gelu_bias",), hidden=True),
+        Check("fast_gelu_bias_speed", "fast_gelu_bias is at least 1.5x faster than eager", 4,
+              check_fast_speed, ("fast_gelu_bias",), kind="speed"),
+    ),
+    hints={
+        "benchmark_known_durations": [
+            "Time many calls in a loop and divide by the number of calls.",
+            "On a GPU, call torch.cuda.synchronize() before starting and before stopping the clock.",
+            "Repeat the timed loop several times and return the median.",
+        ],
+        "benchmark_excludes_compile": [
+            "The first call of a compiled function compiles it; a benchmark must not count it.",
+            "Call fn a few times before you start the clock (warm-up).",
+        ],
+        "fast_gelu_bias_correct": [
+            "fast_gelu_bias must compute exactly what gelu_bias_chain computes, in the same dtype.",
+        ],
+        "fast_gelu_bias_speed": [
+            "Each op of the eager chain is a separate kernel that reads and writes the whole tensor.",
+            "torch.compile fuses the chain into one kernel: fast_gelu_bias = torch.compile(gelu_bias_chain).",
+        ],
+    },
+)
