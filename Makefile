@@ -45,29 +45,29 @@ lint: $(STAMP) ## ruff over the package, the tests and the notebooks
 	$(BIN)/ruff check .
 
 strip: $(STAMP) ## remove outputs, counts and local metadata from notebooks (NOTEBOOKS=... to pick)
-	$(BIN)/python -m autograder.notebooks strip $(NOTEBOOKS)
+	$(BIN)/python -m autograder.tools.notebooks strip $(NOTEBOOKS)
 
 exercises: $(STAMP) ## regenerate exercises/ from solutions/ with nbgrader (RELEASE_DIR=... to put them elsewhere)
-	$(BIN)/python -m autograder.release $(RELEASE_DIR)
+	$(BIN)/python -m autograder.tools.release $(RELEASE_DIR)
 
 check: $(STAMP) ## execute every lesson and solution with papermill (SIZE=smoke|full, DEVICE=cpu|cuda, NOTEBOOKS=...)
-	$(BIN)/python -m autograder.run_notebooks --size $(SIZE) --device $(DEVICE) $(NOTEBOOKS)
+	$(BIN)/python -m autograder.tools.run_notebooks --size $(SIZE) --device $(DEVICE) $(NOTEBOOKS)
 
 gpu-check: ## on a CUDA GPU: grade references, wrong approaches and GPU cheats 20x; write benchmarks/gpu-results.*
 	$(if $(filter $(BIN)/python,$(PY)),@$(MAKE) --no-print-directory env)
-	PYTHONPATH="$(CURDIR)" $(PY) -m autograder.gpu_check $(GPU_ARGS)
+	PYTHONPATH="$(CURDIR)" $(PY) -m autograder.tools.gpu_check $(GPU_ARGS)
 
 release: $(STAMP) ## instructors: nbgrader generate_assignment for every assignment, recorded in gradebook.db
-	$(BIN)/python -m autograder.classroom release
+	$(BIN)/python -m autograder.tools.classroom release
 
 autograde: $(STAMP) ## instructors: nbgrader autograde every submission in submitted/, one after the other
-	$(BIN)/python -m autograder.classroom autograde
+	$(BIN)/python -m autograder.tools.classroom autograde
 
 feedback: $(STAMP) ## instructors: one feedback HTML per student and assignment, under feedback/
-	$(BIN)/python -m autograder.classroom feedback
+	$(BIN)/python -m autograder.tools.classroom feedback
 
 grades: $(STAMP) ## instructors: grades.csv, one row per student, assignment and check
-	$(BIN)/python -m autograder.classroom grades
+	$(BIN)/python -m autograder.tools.classroom grades
 
 clean: ## delete executed notebooks and caches (keeps .venv; `rm -rf .venv` for a fresh start)
 	rm -rf build .pytest_cache .ruff_cache

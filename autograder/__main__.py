@@ -1,10 +1,11 @@
 """Command line (a stable contract; outside tools rely on it):
 
     python -m autograder list
-    python -m autograder grade EXERCISE PATH [--json FILE] [--timeout S] [--allow-skip]
+    python -m autograder grade EXERCISE PATH [--json FILE] [--timeout S] [--allow-skip] [--hidden]
 
-`grade` grades a notebook, or a .py file that defines the entry points, in a fresh subprocess with a
-time limit; prints one line per check; exits 0 only if every check passed.
+`grade` grades a notebook, or a .py file that defines the entry points: the submission runs in a fresh worker
+process with a time limit, and this process — which runs none of it — times, verifies and decides. It prints
+one line per check and exits 0 only if every check passed.
 """
 
 from __future__ import annotations
@@ -27,9 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--timeout", type=float, default=600, help="seconds for the whole grading (default 600)")
     grade.add_argument("--allow-skip", action="store_true",
                        help="a speed check that needs a GPU may be skipped on a CPU (CI only)")
-    grade.add_argument("--override", type=Path, action="append", default=[],
-                       help=argparse.SUPPRESS)  # known-wrong approaches and red-team cases, on top of PATH
-    grade.add_argument("--cpu-gate", type=float, help=argparse.SUPPRESS)  # tests: timed checks on a CPU
+    grade.add_argument("--hidden", action="store_true",
+                       help="also grade nbgrader's hidden tests (on a second secret input stream) into the JSON")
     args = parser.parse_args(argv)
 
     if args.command == "list":
@@ -37,10 +37,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{exercise.id}\t{' '.join(exercise.entry_points)}")
         return 0
 
-    from autograder.isolation import grade_file
+    from autograder.core.grading import Policy, grade_file
 
-    report = grade_file(args.exercise, args.path, timeout=args.timeout, allow_skip=args.allow_skip,
-                        overrides=args.override, cpu_gate=args.cpu_gate)
+    report = grade_file(EXERCISES[args.exercise], args.path, hidden=args.hidden,
+                        policy=Policy(allow_skip=args.allow_skip, timeout=args.timeout))
     for line in report.lines():
         print(line)
     for r in report.results:

@@ -1,21 +1,24 @@
 """What the exercise notebooks call: graded test cells and the self-check result card.
 
 * ``grade_cell(EXERCISE, CHECK, globals())`` in each graded test cell. Under ``nbgrader autograde``
-  (``NBGRADER_EXECUTION=autograde``) it grades the submitted notebook file in an isolated subprocess,
-  once per notebook, and reports this cell's check; elsewhere (self-study, ``nbgrader validate``,
-  papermill) it grades the live functions in this kernel with the same protocol, once per set of
-  definitions. It raises on failure, so nbgrader and papermill see the failure.
+  (``NBGRADER_EXECUTION=autograde``) it has the submitted notebook file graded by a separate judge process
+  (``python -m autograder grade``), once per notebook, and reports this cell's check; elsewhere (self-study,
+  ``nbgrader validate``, papermill) a judge process grades the live functions of this kernel
+  (:mod:`autograder.live`), once per set of definitions. It raises on failure, so nbgrader and papermill see it.
 * ``check(EXERCISE, globals())`` grades everything and shows a result card.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
-from autograder.correctness import HIDDEN, CheckFailed, grading_secret
+from autograder.core.protocol import PASSED, SKIPPED, CheckFailed, Report
 from autograder.exercises import get_exercise
-from autograder.grader import PASSED, SKIPPED, Report, grade_namespace
+from autograder.live import LiveRequest, grade_live
 
 SKIP_ENV = "COURSE_ALLOW_SKIP"  # CI sets it: speed checks that need a GPU may be skipped on a CPU
 _cache: dict = {}
@@ -30,7 +33,7 @@ def _nbgrader_autograde() -> bool:
 
 
 def autograding() -> bool:
-    """True while ``nbgrader autograde`` runs the notebook or the grader loads it in its own process.
+    """True while ``nbgrader autograde`` runs the notebook or a grader's worker loads it.
 
     Cells that only show the learner results (compile, time, print) skip then: the graded cells measure the
     code themselves, and every such cell would otherwise run twice per submission (kernel and grader)."""
@@ -41,60 +44,73 @@ def _entry_points(exercise_id: str, namespace: dict) -> tuple:
     return tuple(namespace.get(name) for name in get_exercise(exercise_id).entry_points)
 
 
+def _grade_file_in_judge(exercise_id: str, path: Path) -> Report:
+    """The submitted file, graded by a judge process that has run none of this kernel's code."""
+    timeout = float(os.environ.get("COURSE_SUBMISSION_TIMEOUT", "600"))
+    with tempfile.TemporaryDirectory(prefix="autograder-report-") as scratch:
+        out = Path(scratch) / "report.json"
+        args = [sys.executable, "-m", "autograder", "grade", exercise_id, str(path), "--json", str(out), "--hidden",
+                "--timeout", str(timeout)] + (["--allow-skip"] if skip_allowed() else [])
+        env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
+        done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout + 120)
+        if not out.exists():
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-8:])
+            raise RuntimeError(f"the grader ended without a report (exit code {done.returncode}):\n{tail}")
+        return Report.from_json(out.read_text())
+
+
 def report_for(exercise_id: str, namespace: dict, progress=None) -> Report:
     """Grade once per notebook (autograde) or per set of definitions (live), then reuse the report."""
     if os.environ.get("AUTOGRADER_WORKER"):
         raise RuntimeError("a graded test cell ran inside the grader: the notebook's test cells were altered")
     if _nbgrader_autograde():
-        from autograder.isolation import grade_file
-
         path = Path.cwd() / f"{exercise_id}.ipynb"
         key = ("file", str(path), path.stat().st_mtime if path.exists() else None)
         if key not in _cache:
-            timeout = float(os.environ.get("COURSE_SUBMISSION_TIMEOUT", "600"))
-            report = _cache[key] = grade_file(exercise_id, path, timeout=timeout, allow_skip=skip_allowed(),
-                                              hidden=True)
+            report = _cache[key] = _grade_file_in_judge(exercise_id, path)
             load_s = report.environment.get("load_s")
-            print(f"(your notebook was graded in a separate process in {report.seconds:.1f} s"
-                  + (f", {load_s:.1f} s of it running your cells" if load_s is not None else "") + ")")
+            print(f"(your notebook was graded in separate processes in {report.seconds:.1f} s"
+                  + (f", {load_s:.1f} s of it loading your cells" if load_s is not None else "") + ")")
         return _cache[key]
     # Live: regrade whenever the learner redefines an entry point (cached objects are compared by identity).
     objects = _entry_points(exercise_id, namespace)
     cached = _cache.get(exercise_id)
     if cached is None or any(a is not b for a, b in zip(cached[0], objects, strict=True)):
-        cached = _cache[exercise_id] = (objects, grade_namespace(exercise_id, namespace, allow_skip=skip_allowed(),
-                                                                 progress=progress))
+        report = grade_live(LiveRequest(exercise_id, allow_skip=skip_allowed()), namespace, progress)
+        cached = _cache[exercise_id] = (objects, report)
     return cached[1]
+
+
+def _raise_unless_passed(result) -> None:
+    if result.status == PASSED or (result.status == SKIPPED and skip_allowed()):
+        return
+    raise CheckFailed(result.message, result.hint)
 
 
 def grade_cell(exercise_id: str, check_id: str, namespace: dict) -> None:
     """Report one check; raise CheckFailed unless it passed (or was skipped where skipping is allowed)."""
     result = report_for(exercise_id, namespace).result(check_id)
     print(result.line())
-    if result.status == PASSED or (result.status == SKIPPED and skip_allowed()):
-        return
-    raise CheckFailed(result.message, result.hint)
+    _raise_unless_passed(result)
 
 
 def hidden_check(exercise_id: str, check_id: str, namespace: dict) -> None:
     """Run a check again on inputs drawn from a different, secret-derived stream (nbgrader hidden tests).
 
-    Under ``nbgrader autograde`` the isolated grading of the file has already run it (one process, caches
-    warm); elsewhere it runs here, on the live functions."""
+    Under ``nbgrader autograde`` the grading of the file has already run it; elsewhere a judge runs it here,
+    on the live functions."""
     if _nbgrader_autograde():
         result = report_for(exercise_id, namespace).hidden_result(check_id)
     else:
-        result = grade_namespace(exercise_id, namespace, allow_skip=skip_allowed(), only=[check_id],
-                                 secret=grading_secret() + HIDDEN).result(check_id)
+        result = grade_live(LiveRequest(exercise_id, allow_skip=skip_allowed(), only=[check_id], hidden_stream=True),
+                            namespace).result(check_id)
     print("hidden test: " + result.line())
-    if result.status == PASSED or (result.status == SKIPPED and skip_allowed()):
-        return
-    raise CheckFailed(result.message, result.hint)
+    _raise_unless_passed(result)
 
 
 def check(exercise_id: str, namespace: dict) -> Report | None:
     """Grade every check now and show the result card (widgets where available, text otherwise)."""
-    from autograder import display
+    from autograder.course import display, progress
 
     if os.environ.get("AUTOGRADER_WORKER") or os.environ.get("NBGRADER_EXECUTION"):
         return None  # grading runs its own checks; the self-check card is for learners
@@ -103,8 +119,6 @@ def check(exercise_id: str, namespace: dict) -> Report | None:
     report = report_for(exercise_id, namespace, progress=bar.update)
     bar.close()
     display.show_report(report, get_exercise(exercise_id))
-    from autograder import progress
-
     speedups = [r.details["speedup"] for r in report.results if r.passed and "speedup" in r.details]
     progress.record_exercise(exercise_id, report.points, report.max_points, max(speedups) if speedups else None)
     return report
@@ -115,7 +129,7 @@ _hints: dict = {}
 
 def hint(exercise_id: str, check_id: str) -> str:
     """Print (and return) the next hint for one check; each call reveals one more."""
-    from autograder.display import HintLadder
+    from autograder.course.display import HintLadder
 
     exercise = get_exercise(exercise_id)
     if check_id not in {c.id for c in exercise.checks}:
@@ -124,3 +138,6 @@ def hint(exercise_id: str, check_id: str) -> str:
     text = ladder.next()
     print(text)
     return text
+
+
+__all__ = ["autograding", "check", "grade_cell", "hidden_check", "hint"]

@@ -6,8 +6,8 @@ import matplotlib
 import pytest
 import torch
 
-from autograder import breaks, plots
-from autograder.models import BrokenBlock, make_block_stack
+from autograder.course import breaks, plots
+from autograder.course.models import BrokenBlock, make_block_stack
 
 matplotlib.use("Agg")
 

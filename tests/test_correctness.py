@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from autograder.correctness import (
+from autograder.core.correctness import (
     Case,
     CheckFailed,
     Tolerance,

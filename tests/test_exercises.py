@@ -131,7 +131,7 @@ def test_a_submission_that_cannot_be_graded_fails_its_hidden_tests_too(tmp_path)
 def test_the_grader_loading_a_solution_compiles_and_times_nothing(exercise_id, monkeypatch, capsys):
     """The cells that only show the learner results skip inside the grader (and under nbgrader autograde),
     so a submission's code is compiled and measured once, by the checks."""
-    from autograder.structure import capture_compile_events
+    from autograder.core.compile_events import capture_compile_events
     from autograder.submission import LOAD_ERRORS, load_namespace, notebook_code
 
     monkeypatch.setenv("AUTOGRADER_WORKER", "1")

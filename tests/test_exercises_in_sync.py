@@ -5,7 +5,7 @@ import filecmp
 import pytest
 from conftest import REPO, run_make
 
-from autograder.release import assignments, run_nbgrader
+from autograder.tools.release import assignments, run_nbgrader
 
 
 @pytest.fixture(scope="module")

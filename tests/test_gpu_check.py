@@ -1,6 +1,6 @@
 """gpu-check's bookkeeping (the GPU runs themselves happen in `make gpu-check` on a CUDA machine)."""
 
-from autograder.gpu_check import RawRuns, summarise
+from autograder.tools.gpu_check import RawRuns, summarise
 from autograder.grader import CheckResult, Report
 
 
@@ -30,7 +30,7 @@ def test_accumulated_runs_are_summarised_together_and_a_fresh_start_forgets_them
 def test_rebuild_recomputes_the_tables_from_the_recorded_runs_without_a_gpu(tmp_path):
     import json
 
-    from autograder.gpu_check import main
+    from autograder.tools.gpu_check import main
 
     (tmp_path / "gpu-results.json").write_text(json.dumps(
         {"gpu": "test", "torch": "x", "date": "d", "exercises": {}, "redteam_gpu": {}}))
@@ -46,7 +46,7 @@ def test_rebuild_recomputes_the_tables_from_the_recorded_runs_without_a_gpu(tmp_
 def test_a_recorded_classroom_run_is_kept_and_shown_by_a_rebuild(tmp_path):
     import json
 
-    from autograder.gpu_check import main
+    from autograder.tools.gpu_check import main
 
     classroom = {"how": "make autograde on a test GPU", "timing": "12 s per notebook",
                  "scores": [{"student": "alice", "assignment": "01_eager_mode", "score": 12.0, "max": 12.0,

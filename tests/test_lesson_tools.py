@@ -4,9 +4,9 @@ import matplotlib
 import pytest
 import torch
 
-from autograder import plots, quiz
-from autograder.exercises.ex01_eager_mode import gelu_bias_chain
-from autograder.profiling import profile_call
+from autograder.course import plots, quiz
+from autograder.exercises.ex01_eager_mode.workload import gelu_bias_chain
+from autograder.core.profiling import profile_call
 
 matplotlib.use("Agg")
 
@@ -41,7 +41,7 @@ def test_quiz_prints_without_a_notebook_frontend(capsys):
 
 
 def test_mode_table_names_what_each_mode_switches_on():
-    from autograder import modes
+    from autograder.course import modes
 
     table = modes.mode_options()
     assert table["reduce-overhead"] == {"triton.cudagraphs": True}
@@ -50,7 +50,7 @@ def test_mode_table_names_what_each_mode_switches_on():
 
 
 def test_measure_modes_times_every_mode_and_the_slow_one_is_slower():
-    from autograder import modes
+    from autograder.course import modes
 
     class Slow(torch.nn.Module):  # known cost: a 3 ms sleep per call on top of a tiny matmul
         def forward(self, x):
@@ -65,7 +65,7 @@ def test_measure_modes_times_every_mode_and_the_slow_one_is_slower():
 
 
 def test_compile_vs_run_and_batch_plots_draw_one_panel_per_workload():
-    from autograder.modes import ModeResult
+    from autograder.course.modes import ModeResult
 
     fig = plots.compile_vs_run({"a": [ModeResult("eager", 0.0, 1e-3, None), ModeResult("default", 2.0, 5e-4, 0.3)],
                                 "b": [ModeResult("eager", 0.0, 2e-3, None)]}, "t")
@@ -91,7 +91,7 @@ def test_max_autotunes_tables_become_one_line_per_op_and_other_stderr_still_show
     import logging
     import sys
 
-    from autograder.modes import autotune_summary
+    from autograder.course.modes import autotune_summary
 
     with autotune_summary() as notes:
         sys.stderr.write(AUTOTUNE_OUTPUT)

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from conftest import REPO, run_make
 
-from autograder.notebooks import course_notebooks, is_clean, strip
+from autograder.tools.notebooks import course_notebooks, is_clean, strip
 
 NOTEBOOKS = course_notebooks()
 
@@ -57,7 +57,7 @@ def test_make_strip_cleans_a_dirty_notebook(tmp_path):
 
 
 def test_check_names_the_unclean_notebook_and_the_fix(tmp_path):
-    from autograder.notebooks import main
+    from autograder.tools.notebooks import main
 
     path = _dirty_copy(tmp_path)
     shutil.copy(REPO / "lessons/00_start_here.ipynb", tmp_path / "clean.ipynb")
@@ -68,4 +68,4 @@ def test_check_names_the_unclean_notebook_and_the_fix(tmp_path):
 def test_pre_commit_hook_strips_with_the_same_command(tmp_path):
     hooks = yaml.safe_load((REPO / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"]
     entry = next(h for h in hooks if h["id"] == "strip-notebooks")["entry"]
-    assert entry == "python -m autograder.notebooks strip"
+    assert entry == "python -m autograder.tools.notebooks strip"

@@ -5,8 +5,8 @@ import pytest
 from conftest import REPO, run_make
 
 from autograder.exercises import EXERCISES
-from autograder.notebooks import LOG_TAG, noisy_cells, strip
-from autograder.run_notebooks import NotebookFailed, run_notebook, runnable_notebooks
+from autograder.tools.notebooks import LOG_TAG, noisy_cells, strip
+from autograder.tools.run_notebooks import NotebookFailed, run_notebook, runnable_notebooks
 
 NOTEBOOKS = runnable_notebooks()
 ALL = NOTEBOOKS + sorted((REPO / "exercises").glob("*/*.ipynb"))

@@ -6,11 +6,11 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from autograder import pipeline
-from autograder.correctness import PUBLIC_SECRET
+from autograder.course import pipeline
+from autograder.core.correctness import PUBLIC_SECRET
 from autograder.exercises import ex02_compile_pipeline as ex02
-from autograder.models import BlockConfig, make_model, mse
-from autograder.structure import capture_compile_events
+from autograder.course.models import BlockConfig, make_model, mse
+from autograder.core.compile_events import capture_compile_events
 
 
 def scaled(x, w, steps: int):
@@ -63,7 +63,7 @@ def test_decompositions_break_composite_backward_ops_into_core_ops():
 
 
 def test_inductor_fuses_a_pointwise_chain_into_one_kernel_and_its_source_is_shown():
-    from autograder.exercises.ex01_eager_mode import gelu_bias_chain
+    from autograder.exercises.ex01_eager_mode.workload import gelu_bias_chain
 
     x, bias = torch.randn(64, 64), torch.randn(64)
     out, source = pipeline.inductor_code(gelu_bias_chain, x, bias)

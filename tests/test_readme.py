@@ -16,10 +16,10 @@ COVERED = {
     "python -m autograder list": "tests/test_exercises.py::test_cli_lists_each_exercise_and_its_entry_points",
     "python -m autograder grade 01_eager_mode solutions/01_eager_mode/01_eager_mode.ipynb --allow-skip":
         "tests/test_exercises.py::test_cli_grades_the_reference_solution",
-    "make release": "tests/test_classroom.py (autograder.classroom release, what the target runs)",
-    "make autograde": "tests/test_classroom.py (autograder.classroom autograde)",
-    "make feedback": "tests/test_classroom.py (autograder.classroom feedback)",
-    "make grades": "tests/test_classroom.py (autograder.classroom grades)",
+    "make release": "tests/test_classroom.py (autograder.tools.classroom release, what the target runs)",
+    "make autograde": "tests/test_classroom.py (autograder.tools.classroom autograde)",
+    "make feedback": "tests/test_classroom.py (autograder.tools.classroom feedback)",
+    "make grades": "tests/test_classroom.py (autograder.tools.classroom grades)",
     "make gpu-check PY=python3": "tests/test_setup.py::test_gpu_check_refuses_to_run_without_a_gpu (and on the GPU)",
 }
 

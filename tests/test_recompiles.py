@@ -2,9 +2,9 @@
 
 import torch
 
-from autograder import recompiles
+from autograder.course import recompiles
 from autograder.exercises import ex05_dynamic_shapes as ex05
-from autograder.models import make_encoder
+from autograder.course.models import make_encoder
 from autograder.submission import closure_source, load_namespace
 
 

@@ -6,7 +6,7 @@ import pytest
 from conftest import REPO
 
 from autograder import selfcheck
-from autograder.correctness import CheckFailed
+from autograder.core.correctness import CheckFailed
 from autograder.submission import load_namespace, submission_code
 
 EX = "01_eager_mode"

@@ -2,7 +2,7 @@
 
 import torch
 
-from autograder.structure import RecordingBackend, capture_compile_events
+from autograder.core.compile_events import RecordingBackend, capture_compile_events
 
 
 def with_print(x):

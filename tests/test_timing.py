@@ -5,8 +5,8 @@ import time
 import pytest
 import torch
 
-from autograder.correctness import CheckFailed
-from autograder.timing import compare, measure, time_fn, verdict_for
+from autograder.core.correctness import CheckFailed
+from autograder.core.timing import compare, measure, time_fn, verdict_for
 
 
 def sleeper(seconds, first_call_extra=0.0):

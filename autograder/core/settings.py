@@ -92,6 +92,9 @@ def changed_config(before: dict, after: dict) -> list[str]:
 
 def restore_config(saved: dict) -> None:
     import importlib
+    import warnings
 
-    for name, values in saved.items():
-        importlib.import_module(name).load_config(values)
+    with warnings.catch_warnings():  # setting deprecated keys back to their defaults warns
+        warnings.simplefilter("ignore")
+        for name, values in saved.items():
+            importlib.import_module(name).load_config(values)

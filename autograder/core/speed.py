@@ -89,10 +89,12 @@ class _Runner:
         self.ctx, self.timed, self.name, self.reference = ctx, timed, name, reference
         self.local, self.remote, self.model, self.purpose = local, remote, model, purpose
         self.per_call: list[float] = []
+        self.overhead: list[float] = []  # judge's time minus the worker's, per block: the cost of the boundary
         self.next_call = 0
         self.blocks_run = 0
         self.in_pool = self.out_pool = self.finish_pool = None
         self.chain = Fn(timed.chain).load() if timed.chain else None
+        self.views: dict = {}
         self.rng = random.Random(ctx.seed(f"{purpose}-samples"))
         self.first = 0.0
         self.warmup_calls = 0
@@ -137,6 +139,16 @@ class _Runner:
         synchronize(self.ctx.device)
         return call_slots, out_slots, finish_slot, digest(self.in_pool.region())
 
+    def _view(self, pool: Pool, slot):
+        """Views cached as the worker caches them: both sides pay the same per-call cost."""
+        key = (pool.id, slot)
+        found = self.views.get(key)
+        if found is None:
+            if len(self.views) > 50_000:
+                self.views.clear()
+            found = self.views[key] = pool.view(slot)
+        return found
+
     # ---- one block ----
     def _block(self, n: int) -> float:
         call_slots, out_slots, finish_slot, inputs_digest = self._prepare(n)
@@ -157,14 +169,16 @@ class _Runner:
                     fin_fn(self.model, fin_view)
             grad = torch.no_grad() if timed.no_grad else nullcontext()
             with grad:
-                run_block(self.local, [[self.in_pool.view(s) for s in slots] for slots in call_slots],
-                          [self.out_pool.view(s) for s in out_slots], chain=self.chain, keep=timed.keep,
+                run_block(self.local, [[self._view(self.in_pool, s) for s in slots] for slots in call_slots],
+                          [self._view(self.out_pool, s) for s in out_slots], chain=self.chain, keep=timed.keep,
                           finish=finish, device=ctx.device)
             reply = {}
         # Read every output (and the finished weights) before the clock stops.
         seen = digest(self.out_pool.region()), digest(self.finish_pool.tensor) if self.finish_pool else 0
         seconds = _perf_counter() - t0
         self.blocks_run += 1
+        if isinstance(reply.get("seconds"), float):  # the worker's own time of the block (self-reported)
+            self.overhead.append(max(seconds - reply["seconds"], 0.0))
         if "error" in reply:
             self._fail_reply(reply["error"])
         if self.remote is not None:
@@ -309,6 +323,7 @@ def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: 
         "baseline_per_call_s": comparison.baseline.per_call_s,
         "candidate_per_call_s": comparison.candidate.per_call_s,
         "compile_events": events.summary(), "device": str(ctx.device),
+        "boundary_s_per_block": statistics.median(cand.overhead) if cand.overhead else None,
     }
     message = comparison.summary()
     busy = _gpu_busy(ctx, cand, comparison.candidate.median_s) if ctx.cuda else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import traceback
 
 import torch
@@ -24,6 +25,7 @@ from autograder.core.timing import synchronize
 from autograder.core.wire import Entry, Fn, Ref, Slot, WorkerEnd, use_shared_memory_files, view
 
 _END: WorkerEnd | None = None  # the connection, for workloads that wait on the judge (ask_judge)
+_SERVING: Worker | None = None
 
 
 def ask_judge(event: dict) -> dict:
@@ -33,6 +35,13 @@ def ask_judge(event: dict) -> dict:
         raise RuntimeError("not serving a judge")
     _END.send({"event": event})
     return _END.receive()
+
+
+def closure_source_of(name: str) -> str:
+    """Source that defines the submission's ``name`` again in a fresh process (see submission.closure_source)."""
+    from autograder.core.submission import closure_source
+
+    return closure_source(_SERVING.namespace[name], _SERVING.namespace)
 
 
 def encode_error(err: BaseException) -> dict:
@@ -68,6 +77,7 @@ class Worker:
         self.live = namespace is not None
         self.refs: dict[int, object] = {}
         self.pools: dict[int, torch.Tensor] = {}
+        self.views: dict[Slot, torch.Tensor] = {}
         self.next_ref = 0
         self.settings0 = settings.fingerprint()
         self.config0 = settings.compiler_config()
@@ -85,7 +95,12 @@ class Worker:
         if isinstance(item, Fn):
             return item.load()
         if isinstance(item, Slot):
-            return view(self.pools[item.pool], item)
+            found = self.views.get(item)
+            if found is None:  # views are cached: a timed block reuses the same slots every time
+                if len(self.views) > 50_000:
+                    self.views.clear()
+                found = self.views[item] = view(self.pools[item.pool], item)
+            return found
         if isinstance(item, list):
             return [self.resolve(i) for i in item]
         if isinstance(item, tuple):
@@ -175,17 +190,19 @@ class Worker:
                 f_fn(*f_args)
         stance = torch.compiler.set_stance(msg["stance"]) if msg.get("stance") else _nullcontext()
         with torch.no_grad() if msg.get("no_grad") else _nullcontext(), stance:
+            start = time.perf_counter()
             try:
                 run_block(fn, calls, outs, chain=chain, keep=msg.get("keep", False), finish=finish,
                           device=msg.get("device"))
             except OutputError as err:
                 return {"error": {"type": "OutputError", "message": str(err), "chain": ["OutputError"],
                                   "where": ""}, **self.state()}
-        return {"calls": len(calls), **self.state()}
+        return {"calls": len(calls), "seconds": time.perf_counter() - start, **self.state()}
 
     def op_unpool(self, msg):
         for pool in msg.get("ids", []):
             self.pools.pop(pool, None)
+        self.views.clear()
         return {}
 
     def op_release(self, msg):
@@ -205,8 +222,8 @@ class Worker:
 
     def serve(self, end: WorkerEnd):
         """Answer requests until the judge says goodbye; return what it sent with it (a live grading's report)."""
-        global _END
-        _END = end
+        global _END, _SERVING
+        _END, _SERVING = end, self
         try:
             while True:
                 try:
@@ -222,7 +239,7 @@ class Worker:
                     continue
                 end.send(self.handle(msg))
         finally:
-            _END = None
+            _END = _SERVING = None
             if self.capture is not None:
                 self.capture.__exit__(None, None, None)
             self.refs.clear()

@@ -71,7 +71,7 @@ def compile_and_run(rows: dict[str, tuple[float, float]], title: str):
 def compile_vs_run(results: dict[str, list], title: str):
     """One panel per workload: each mode as a point, cold compile seconds (x) against microseconds per call (y).
 
-    ``results``: workload name -> list of ``autograder.modes.ModeResult``.
+    ``results``: workload name -> list of ``autograder.course.modes.ModeResult``.
     """
     fig, axes = plt.subplots(1, len(results), figsize=(4.8 * len(results), 3.6), squeeze=False)
     for ax, (workload, rows) in zip(axes[0], results.items(), strict=True):
@@ -111,7 +111,7 @@ def times_by_batch(times: dict[str, dict[int, float]], title: str):
 
 def time_vs_breaks(sweep: dict, title: str):
     """Per-call time of the compiled stage chain against its number of graph breaks, with eager as a line
-    (``sweep`` from ``autograder.breaks.sweep_breaks``)."""
+    (``sweep`` from ``autograder.course.breaks.sweep_breaks``)."""
     ks = sorted(sweep["compiled_s"])
     fig, ax = plt.subplots(figsize=(6, 3.4))
     ax.plot(ks, [sweep["compiled_s"][k] * 1e6 for k in ks], "o-", label="compiled")
@@ -127,7 +127,7 @@ def time_vs_breaks(sweep: dict, title: str):
 
 def stream_timeline(runs, title: str):
     """Per-request latency over a stream (log scale), one line per way of serving; a dot where a request
-    compiled a graph. ``runs``: autograder.recompiles.StreamRun."""
+    compiled a graph. ``runs``: autograder.course.recompiles.StreamRun."""
     fig, ax = plt.subplots(figsize=(9, 3.6))
     for run in runs:
         ms = [t * 1e3 for t in run.latency_s]

@@ -4,7 +4,7 @@ best speedup measured for each. Stored in one small JSON file per user, outside 
 ``~/.local/share/...``). A missing or corrupt file never breaks a notebook: it reads as "nothing done yet",
 and a corrupt one is kept aside (``progress.json.corrupt``) instead of being overwritten silently.
 
-    from autograder import progress
+    from autograder.course import progress
     progress.panel("04")   # the small panel at the top of each notebook
     progress.progress()    # the whole table
 """
@@ -171,5 +171,5 @@ def panel_text(current: str) -> str:
     mine = dict((r[0][:2], r[2]) for r in rows(data)).get(current, "-")
     text = (f"Course progress: {done}/{len(LESSONS)} lessons done, {passed}/{len(EXERCISES)} exercises passed"
             + (f"; exercise {current}: {mine}" if current in EXERCISES else "")
-            + " — autograder.progress.progress() shows the table")
+            + " — autograder.course.progress.progress() shows the table")
     return text

@@ -229,7 +229,7 @@ def show(lesson: str) -> None:
             print(f"Q{n}. {q.prompt}")
             for i, option in enumerate(q.options):
                 print(f"    {i}) {option}")
-        print(f"Check an answer with autograder.quiz.answer({lesson!r}, QUESTION, OPTION).")
+        print(f"Check an answer with autograder.course.quiz.answer({lesson!r}, QUESTION, OPTION).")
         return
     import ipywidgets as w
     from IPython.display import display

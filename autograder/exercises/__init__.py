@@ -13,11 +13,7 @@ FOLDERS = ("ex01_eager_mode", "ex02_compile_pipeline", "ex03_compile_modes", "ex
 HERE = Path(__file__).resolve().parent
 EXERCISES: dict[str, Exercise] = {}
 for _folder in FOLDERS:
-    try:
-        _spec = importlib.import_module(f"autograder.exercises.{_folder}.spec")
-    except ImportError as e:  # TEMP while porting
-        print("TEMP", _folder, e)
-        continue
+    _spec = importlib.import_module(f"autograder.exercises.{_folder}.spec")
     EXERCISES[_spec.EXERCISE.id] = _spec.EXERCISE
 
 

@@ -1,6 +1,6 @@
 """Instructor commands: thin wrappers over nbgrader's own command line and its SQLite gradebook.
 
-    python -m autograder.classroom release|autograde|feedback|grades [--course DIR]
+    python -m autograder.tools.classroom release|autograde|feedback|grades [--course DIR]
 
 * ``release``   nbgrader generate_assignment for every assignment in solutions/ into exercises/, recorded in
                 the course's gradebook (gradebook.db), then stripped as committed;
@@ -23,8 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.notebooks import REPO
-from autograder.release import generate, nbgrader_command, run_nbgrader
+from autograder.tools.paths import REPO
+from autograder.tools.release import generate, nbgrader_command, run_nbgrader
 
 
 def submitted_assignments(course: Path) -> list[str]:
@@ -136,7 +136,7 @@ def grades(course: Path, out: Path | None = None) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.classroom", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m autograder.tools.classroom", description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["release", "autograde", "feedback", "grades"])
     parser.add_argument("--course", type=Path, default=REPO)
     args = parser.parse_args(argv)

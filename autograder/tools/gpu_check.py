@@ -2,7 +2,7 @@
 the real (isolated) grader on a CUDA GPU, plus the GPU red-team cases. Writes benchmarks/gpu-results.json
 (a fixed contract, COURSE.md) and benchmarks/gpu-results.md.
 
-    python -m autograder.gpu_check [--runs 20] [--exercise 01_eager_mode ...] [--out benchmarks]
+    python -m autograder.tools.gpu_check [--runs 20] [--exercise 01_eager_mode ...] [--out benchmarks]
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def check_redteam(exercise_ids, log) -> dict:
 
 def markdown(results: dict) -> str:
     lines = [f"# GPU results: {results['gpu']}, torch {results['torch']}, {results['date']}", "",
-             "Written by `make gpu-check` (`python -m autograder.gpu_check`): each submission graded through the "
+             "Written by `make gpu-check` (`python -m autograder.tools.gpu_check`): each submission graded through the "
              "real isolated grader. Speedups are the grader's own (median of interleaved blocks, host clock, "
              "device-wide synchronize) over the exercise's baseline; min/max are over the gradings. How close to the "
              "hardware: % copy bw (memory-bound exercises) and GPU busy (kernel time over wall time of the "
@@ -227,7 +227,7 @@ def rebuild(out: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.gpu_check", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m autograder.tools.gpu_check", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--wrong-runs", type=int, default=None, help="default: --runs")
     parser.add_argument("--exercise", action="append", choices=sorted(EXERCISES))

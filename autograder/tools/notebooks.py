@@ -1,7 +1,7 @@
 """Notebook hygiene: committed notebooks carry no outputs, execution counts, widget state or local kernel names.
 
-    python -m autograder.notebooks strip [PATH ...]   # rewrite in place (default: every course notebook)
-    python -m autograder.notebooks check [PATH ...]   # exit 1 and name each unclean notebook
+    python -m autograder.tools.notebooks strip [PATH ...]   # rewrite in place (default: every course notebook)
+    python -m autograder.tools.notebooks check [PATH ...]   # exit 1 and name each unclean notebook
 
 nbgrader cell metadata and cell tags (``parameters`` for papermill) survive stripping.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 
-REPO = Path(__file__).resolve().parent.parent
+from autograder.tools.paths import REPO
 NOTEBOOK_DIRS = ("lessons", "solutions", "exercises")
 KEEP_CELL_METADATA = ("nbgrader", "tags", "editable", "deletable")
 # A generic kernel name, so a notebook runs under whatever Python kernel the reader has.
@@ -85,7 +85,7 @@ def strip_file(path: Path) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.notebooks", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m autograder.tools.notebooks", description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["strip", "check"])
     parser.add_argument("paths", nargs="*", type=Path, help="notebooks (default: every course notebook)")
     args = parser.parse_args(argv)

@@ -1,6 +1,6 @@
 """Generate the student versions (exercises/) from the single source (solutions/) with nbgrader.
 
-    python -m autograder.release [RELEASE_DIR]      # what `make exercises` runs; default exercises/
+    python -m autograder.tools.release [RELEASE_DIR]      # what `make exercises` runs; default exercises/
 
 Runs nbgrader's own `generate_assignment` for every assignment folder in solutions/, then strips the
 generated notebooks so they are byte-for-byte what is committed.
@@ -14,7 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.notebooks import REPO, strip_file
+from autograder.tools.notebooks import strip_file
+from autograder.tools.paths import REPO
 
 SOURCE = REPO / "solutions"
 

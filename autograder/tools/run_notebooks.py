@@ -1,6 +1,6 @@
 """Execute course notebooks headless with papermill (what `make check` and the notebook tests run).
 
-    python -m autograder.run_notebooks [--size smoke|full|auto] [--device auto|cpu|cuda] [NOTEBOOK ...]
+    python -m autograder.tools.run_notebooks [--size smoke|full|auto] [--device auto|cpu|cuda] [NOTEBOOK ...]
 
 Every lesson and solution notebook has a ``parameters`` cell with DEVICE and SIZE; papermill injects the
 values given here. Executed copies go to build/notebooks/ (git-ignored); the sources are never touched.
@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from autograder.tools.paths import REPO
 OUT_DIR = REPO / "build" / "notebooks"
 KERNEL = "python3"
 
@@ -67,7 +67,7 @@ def run_notebook(path: Path, *, size: str = "auto", device: str = "auto", out_di
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.run_notebooks", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m autograder.tools.run_notebooks", description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every lesson and solution")
     parser.add_argument("--size", default="auto", choices=["auto", "smoke", "full"])
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])

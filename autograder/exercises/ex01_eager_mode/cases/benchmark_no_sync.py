@@ -1,3 +1,4 @@
+# outcome: rejected | kind: wrong | checks: benchmark_known_durations,benchmark_excludes_compile | reason: synchronize | device: gpu
 # Known wrong (on a GPU): never synchronizes, so it times kernel launches, not the work.
 import statistics
 import time

@@ -1,3 +1,4 @@
+# outcome: rejected | kind: wrong | checks: benchmark_excludes_compile | reason: first call | device: any
 # Known wrong: no warm-up, so the first (compiling) call is averaged in.
 import time
 

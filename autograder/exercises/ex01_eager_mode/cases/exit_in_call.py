@@ -1,4 +1,4 @@
-# outcome: rejected | checks: fast_gelu_bias_correct | reason: SystemExit | device: any
+# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: SystemExit | device: any
 # Exits from inside the graded function.
 import sys
 

@@ -1,4 +1,4 @@
-# outcome: rejected | checks: * | reason: timed out | device: any
+# outcome: rejected | kind: cheat | checks: * | reason: timed out | device: any
 # Never finishes loading.
 while True:
     pass

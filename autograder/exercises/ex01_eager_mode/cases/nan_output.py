@@ -1,4 +1,4 @@
-# outcome: rejected | checks: fast_gelu_bias_correct | reason: non-finite | device: any
+# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: non-finite | device: any
 # A NaN slipped into the output.
 def fast_gelu_bias(x, bias):
     out = gelu_bias_chain(x, bias)  # noqa: F821

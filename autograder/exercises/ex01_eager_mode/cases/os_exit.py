@@ -1,4 +1,4 @@
-# outcome: rejected | checks: * | reason: ended before reporting | device: any
+# outcome: rejected | kind: cheat | checks: * | reason: ended before reporting | device: any
 # Kills the interpreter outright: no Python cleanup, no report.
 import os
 

@@ -1,4 +1,4 @@
-# outcome: rejected | checks: fast_gelu_bias_correct | reason: replaced functions | device: any
+# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: replaced functions | device: any
 # Patches the clock so every measurement looks tiny.
 import time
 

@@ -1,4 +1,4 @@
-# outcome: secret-hidden | checks: - | reason: - | device: any
+# outcome: secret-hidden | kind: cheat | checks: - | reason: - | device: any
 # Tries to read the instructor's secret seed from the environment and leaves what it found in a file.
 import os
 import tempfile

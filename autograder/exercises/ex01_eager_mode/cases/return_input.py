@@ -1,4 +1,4 @@
-# outcome: rejected | checks: fast_gelu_bias_correct | reason: differs | device: any
+# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: differs | device: any
 # Returns the input itself.
 def fast_gelu_bias(x, bias):
     return x

@@ -1,4 +1,4 @@
-# outcome: rejected | checks: * | reason: sys.exit | device: any
+# outcome: rejected | kind: cheat | checks: * | reason: sys.exit | device: any
 # Exits "successfully" before anything is checked (papermill would report success).
 import sys
 

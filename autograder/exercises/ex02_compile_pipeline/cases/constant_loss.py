@@ -1,4 +1,4 @@
-# outcome: rejected | checks: train_step_correct | reason: the loss step(x, y) returned | device: any
+# outcome: rejected | kind: cheat | checks: train_step_correct | reason: the loss step(x, y) returned | device: any
 # Trains, but reports a made-up loss.
 def make_train_step(model, optimizer):
     compiled = torch.compile(model)  # noqa: F821

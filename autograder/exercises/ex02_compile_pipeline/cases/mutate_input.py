@@ -1,4 +1,4 @@
-# outcome: rejected | checks: train_step_correct | reason: modified its input | device: any
+# outcome: rejected | kind: cheat | checks: train_step_correct | reason: modified its input | device: any
 # Normalises the targets in place (the caller's batch changes).
 def make_train_step(model, optimizer):
     compiled = torch.compile(model)  # noqa: F821

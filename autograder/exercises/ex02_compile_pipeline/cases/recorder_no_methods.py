@@ -1,3 +1,4 @@
+# outcome: rejected | kind: wrong | checks: recorder_ops | reason: your recorder counted | device: any
 # Known wrong: counts call_function nodes only, so method calls such as x.neg() are missed.
 from collections import Counter  # noqa: E402
 

@@ -1,3 +1,4 @@
+# outcome: rejected | kind: wrong | checks: recorder_graphs,recorder_ops | reason: graph | device: any
 # Known wrong: keeps only the latest graph (overwrites instead of appending), so a graph break loses one.
 from collections import Counter  # noqa: E402
 

@@ -1,3 +1,4 @@
+# outcome: rejected | kind: wrong | checks: predict_speed | reason: too slow | device: gpu
 # Known wrong: no compile at all; eager is slower than the default-mode compile (about 0.7x of it).
 def make_predict(model):
     return model

@@ -1,3 +1,4 @@
+# outcome: rejected | kind: wrong | checks: predict_correct | reason: differs | device: any
 # Known wrong: the model served in bfloat16 (inputs cast down, outputs cast back to float32). Fast, but off by
 # ~1e-2: lower precision than the exercise allows.
 import torch

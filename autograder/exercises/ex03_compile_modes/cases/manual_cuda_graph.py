@@ -1,4 +1,4 @@
-# outcome: passed | checks: - | reason: - | device: gpu
+# outcome: passed | kind: honest | checks: - | reason: - | device: gpu
 # Legitimate: a CUDA graph captured by hand around the eager model (lesson 6's technique), one per batch shape,
 # with the input copied into the static buffer and the output cloned. No Inductor kernels, still launch-free.
 def make_predict(model):

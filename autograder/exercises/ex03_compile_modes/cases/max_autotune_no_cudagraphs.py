@@ -1,3 +1,4 @@
+# outcome: rejected | kind: wrong | checks: predict_speed | reason: too slow | device: gpu
 # Known wrong: autotuned GEMMs without CUDA graphs (about 1.1x of the default mode, after ~30 s of
 # autotuning): faster kernels do not help when the time goes to launching them.
 import torch

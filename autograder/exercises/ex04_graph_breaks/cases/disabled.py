@@ -1,8 +1,9 @@
+# outcome: rejected | kind: wrong | checks: no_graph_breaks | gpu_checks: speed | reason: graph break | device: any
 # Known wrong: torch._dynamo.disable on the awkward part. The graph breaks are still there, just declared:
 # fullgraph=True refuses the disabled call, and the disabled part runs eagerly (no speedup).
 import torch
 
-from autograder.models import BrokenBlock, gelu_tanh, layer_norm, silu
+from autograder.course.models import BrokenBlock, gelu_tanh, layer_norm, silu
 
 
 class FixedBlock(BrokenBlock):

@@ -1,8 +1,9 @@
+# outcome: rejected | kind: wrong | checks: outputs_match | reason: compiled | device: any
 # Known wrong: hides the branch behind torch.compiler.is_compiling(). Eager mode is right; the compiled
 # path always takes GELU, so compiled outputs differ for inputs with a negative mean.
 import torch
 
-from autograder.models import BrokenBlock, gelu_tanh, layer_norm, silu
+from autograder.course.models import BrokenBlock, gelu_tanh, layer_norm, silu
 
 
 class FixedBlock(BrokenBlock):

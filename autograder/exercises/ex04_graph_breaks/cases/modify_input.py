@@ -1,4 +1,4 @@
-# outcome: rejected | checks: outputs_match | reason: modified | device: any
+# outcome: rejected | kind: cheat | checks: outputs_match | reason: modified | device: any
 # Adds the update to x in place: one graph, same values returned, but the caller's input is overwritten.
 class FixedBlock(BrokenBlock):  # noqa: F821
     def forward(self, x):

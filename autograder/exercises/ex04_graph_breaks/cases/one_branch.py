@@ -1,6 +1,7 @@
+# outcome: rejected | kind: wrong | checks: outputs_match | reason: differs | device: any
 # Known wrong: removes the branch instead of expressing it with tensors (always GELU). One graph, fast,
 # and wrong for every input with a negative mean.
-from autograder.models import BrokenBlock, gelu_tanh, layer_norm
+from autograder.course.models import BrokenBlock, gelu_tanh, layer_norm
 
 
 class FixedBlock(BrokenBlock):

@@ -1,3 +1,4 @@
+# outcome: rejected | kind: wrong | checks: few_graphs | reason: recompile | device: any
 # Known wrong: pads to buckets and masks correctly, but compiles each bucket the first time a request needs
 # it. When longer requests arrive than the warm-up stream had, a bucket compiles in the middle of serving.
 import torch

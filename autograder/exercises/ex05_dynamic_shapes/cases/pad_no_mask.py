@@ -1,3 +1,4 @@
+# outcome: rejected | kind: wrong | checks: outputs_match | reason: differs | device: any
 # Known wrong: pads every request to a bucket length and replays a CUDA graph per bucket, but does not mask
 # the padding: in bidirectional attention every real position attends to the zero rows too.
 import torch

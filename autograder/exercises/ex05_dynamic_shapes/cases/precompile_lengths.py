@@ -1,3 +1,4 @@
+# outcome: rejected | kind: wrong | checks: few_graphs | reason: graphs | device: any
 # Known wrong: compiles a static graph for every length the stream could send, in advance (raising the
 # recompile limit so Dynamo does not stop it). No recompile ever happens during the stream, but the graphs
 # (and the compile time) grow with the number of lengths.

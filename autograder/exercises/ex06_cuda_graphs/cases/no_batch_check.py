@@ -1,3 +1,4 @@
+# outcome: rejected | kind: wrong | checks: batch_size | reason: was accepted | device: gpu
 # Known wrong: does not check the batch size. A batch of 1 broadcasts into the static buffer and the step
 # returns a full batch of the same row; a larger batch fails deep inside copy_.
 import torch

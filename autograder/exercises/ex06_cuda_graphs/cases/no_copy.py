@@ -1,3 +1,4 @@
+# outcome: rejected | kind: wrong | checks: fresh_inputs | reason: differs | device: gpu
 # Known wrong: replays the graph without copying the new input into the static input buffer, so every call
 # computes the output for the capture-time input.
 import torch

@@ -1,3 +1,4 @@
+# outcome: rejected | kind: wrong | checks: fresh_process | reason: warm up | device: gpu
 # Known wrong: captures straight away, without warming up. In a process that already ran the model it works;
 # as a new process's first CUDA work, the lazy cuBLAS set-up happens inside the capture and the capture fails.
 import torch

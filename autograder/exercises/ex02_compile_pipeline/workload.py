@@ -1,0 +1,193 @@
+"""Exercise 02's workload: the eager training step to beat, the op chains a recording backend is graded on, and
+what the grader runs in the submission's process (a step observed through gradient hooks, weights copied out)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+
+from autograder.core.compile_events import capture_compile_events
+from autograder.course.models import BlockConfig, make_model, mse
+
+CONFIGS = {  # (model, batch); the smoke size keeps CPU compiles to seconds
+    "smoke": (BlockConfig(dim=64, heads=2, layers=2, seq=32), 2),
+    "full": (BlockConfig(dim=256, heads=4, layers=4, seq=256), 16),
+}
+LR = 1e-3
+
+
+def train_step(model: torch.nn.Module, optimizer: torch.optim.Optimizer, x: torch.Tensor,
+               y: torch.Tensor) -> torch.Tensor:
+    """The eager baseline. x, y: (B, T, dim) -> the loss before the update, a 0-dim tensor."""
+    loss = mse(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss.detach()
+
+
+def make_optimizer(model: torch.nn.Module) -> torch.optim.Optimizer:
+    return torch.optim.AdamW(model.parameters(), lr=LR)
+
+
+def build_model(size: str, seed: int, device) -> torch.nn.Module:
+    cfg, _ = CONFIGS[size]
+    return make_model(cfg, device, seed=seed)
+
+
+def param_count(model: torch.nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())
+
+
+def copy_params(model: torch.nn.Module, into: torch.Tensor) -> None:
+    """Every parameter, flattened in order, into ``into`` (the end of a timed block: the step's effect)."""
+    offset = 0
+    with torch.no_grad():
+        for p in model.parameters():
+            into[offset:offset + p.numel()].copy_(p.detach().reshape(-1))
+            offset += p.numel()
+
+
+def load_params(model: torch.nn.Module, flat: torch.Tensor) -> None:
+    offset = 0
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(flat[offset:offset + p.numel()].view_as(p))
+            offset += p.numel()
+
+
+def observed_step(step, model, x, y, grads: torch.Tensor, params: torch.Tensor):
+    """``step(x, y)`` with every parameter's gradient copied into ``grads`` as it is accumulated, and the
+    weights after the step into ``params``; returns the loss."""
+    offsets, offset = [], 0
+    for p in model.parameters():
+        offsets.append(offset)
+        offset += p.numel()
+
+    def keep(i, n):
+        def hook(p):
+            grads[offsets[i]:offsets[i] + n].copy_(p.grad.detach().reshape(-1))
+        return hook
+
+    hooks = [p.register_post_accumulate_grad_hook(keep(i, p.numel())) for i, p in enumerate(model.parameters())]
+    try:
+        loss = step(x, y)
+    finally:
+        for h in hooks:
+            h.remove()
+    copy_params(model, params)
+    return loss.detach() if isinstance(loss, torch.Tensor) else loss
+
+
+def step_events(step, *batches) -> dict:
+    """Graphs and breaks while ``step`` runs on (x, y) pairs; what this process says (self-reported)."""
+    with capture_compile_events() as events:
+        for x, y in zip(batches[::2], batches[1::2], strict=True):
+            step(x, y)
+    events = events.snapshot()
+    return {"graphs": events.graphs, "kernels": events.kernels,
+            "inside": [str(b).rstrip(".") for b in events.graph_breaks if b.inside_forward],
+            "breaks": len(events.graph_breaks)}
+
+
+# ---- the recording backend's hidden functions ----
+
+def _half(x):
+    return x * 0.5
+
+
+def _shift(x):
+    return x + 1.0
+
+
+def _neg(x):
+    return x.neg()
+
+
+def _square(x):
+    return x * x
+
+
+OPS = (torch.sin, torch.cos, torch.tanh, torch.relu, torch.sigmoid, torch.abs, _half, _shift, _neg, _square)
+
+
+def _chain(ops):
+    def run(x):
+        for op in ops:  # a Python loop over a list: Dynamo unrolls it into the graph
+            x = op(x)
+        return x
+    return run
+
+
+def hidden_function(kind: str, first: list[int], second: list[int] | None = None):
+    """A chain of ``OPS[i]``; "break": two chains with ``torch._dynamo.graph_break()`` between them; "branch":
+    a chain, then a data-dependent ``if`` (Dynamo breaks there), then another."""
+    head, tail = _chain([OPS[i] for i in first]), _chain([OPS[i] for i in (second or [])])
+    if kind == "chain":
+        return head
+
+    if kind == "break":
+        def with_break(x):
+            x = head(x)
+            torch._dynamo.graph_break()
+            return tail(x)
+        return with_break
+
+    def with_branch(x):
+        x = head(x)
+        if x.sum() > 0:
+            return tail(x)
+        return -tail(x)
+    return with_branch
+
+
+def target_name(target) -> str:
+    if isinstance(target, str):
+        return repr(target)
+    module = getattr(target, "__module__", "") or ""
+    name = getattr(target, "__name__", str(target))
+    return f"operator.{name}" if module in ("_operator", "operator") else f"{module}.{name}".lstrip(".")
+
+
+def target_counts(gm: torch.fx.GraphModule) -> dict[str, int]:
+    """The contract: node.target -> count over call_function, call_method and call_module nodes (by name)."""
+    counts: dict[str, int] = {}
+    for n in gm.graph.nodes:
+        if n.op in ("call_function", "call_method", "call_module"):
+            counts[target_name(n.target)] = counts.get(target_name(n.target), 0) + 1
+    return counts
+
+
+def record(recorder_cls, kind: str, first: list[int], second: list[int] | None, x: torch.Tensor,
+           out: torch.Tensor) -> dict:
+    """Compile a hidden function with ``recorder_cls()`` as the backend, from a clean Dynamo cache; the result
+    goes into ``out``; returns what the recorder kept, by target name."""
+    fn = hidden_function(kind, first, second)
+    torch._dynamo.reset()  # the hidden functions share code objects: without this a second compile is cached
+    recorder = recorder_cls()
+    try:
+        out.copy_(torch.compile(fn, backend=recorder)(x.clone()))
+    finally:
+        torch._dynamo.reset()
+    graphs = getattr(recorder, "graphs", None)
+    if not isinstance(graphs, list):
+        return {"not_a_list": type(graphs).__name__}
+    kept = []
+    for g in graphs:
+        if not isinstance(g, Mapping):
+            kept.append({"__type__": type(g).__name__})
+            continue
+        kept.append({target_name(k): int(v) for k, v in g.items() if v})
+    return {"graphs": kept}
+
+
+class TrustedRecorder:
+    """What Dynamo hands a backend, counted by the contract (the grader's truth)."""
+
+    def __init__(self):
+        self.graphs = []
+
+    def __call__(self, gm, example_inputs):
+        self.graphs.append(target_counts(gm))
+        return gm.forward
