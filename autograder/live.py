@@ -72,8 +72,9 @@ def grade_live(request: LiveRequest, namespace: dict, progress=None) -> Report:
 
 def main() -> int:
     """The judge: read the request, grade the kernel behind the socket, send the report back with goodbye."""
-    import torch
     from multiprocessing.connection import Connection
+
+    import torch
 
     from autograder.core.correctness import HIDDEN, grading_secret
     from autograder.core.grading import Policy, Session, grade_session

@@ -25,3 +25,22 @@ def run_make(*args: str, timeout: float = 600, **kwargs) -> subprocess.Completed
     env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     return subprocess.run(["make", "--no-print-directory", *args], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=timeout, **kwargs)
+
+
+def grade_source(source: str, exercise, **policy):
+    """Grade ``source`` (a submission's code) against a test's own ``exercise`` in a real worker process."""
+    import tempfile
+
+    import torch
+
+    from autograder.core.grading import Policy, Session, grade_session
+
+    policy.setdefault("cpu_gate", 1.5)
+    with tempfile.TemporaryDirectory() as scratch:
+        session = Session.spawn(timeout=120, scratch=Path(scratch))
+        session.timeout = 120
+        try:
+            return grade_session(exercise, session, device=torch.device("cpu"), secret="test",
+                                 policy=Policy(**policy), sources=[source])
+        finally:
+            session.close()

@@ -8,9 +8,10 @@ import nbformat
 import pytest
 from conftest import REPO
 
-from autograder import redteam
-from autograder.exercises import EXERCISES, SUBMISSIONS
-from autograder.isolation import grade_file
+from autograder.core.grading import Policy, grade_file
+from autograder.exercises import EXERCISES
+from autograder.tools import cases
+from autograder.tools.paths import solution, student_version
 
 COURSE_IDS = [f"0{i}_{name}" for i, name in enumerate(
     ["eager_mode", "compile_pipeline", "compile_modes", "graph_breaks", "dynamic_shapes", "cuda_graphs"], 1)]
@@ -67,28 +68,11 @@ def test_cli_exits_nonzero_when_the_gpu_speed_check_cannot_run_and_skipping_is_n
 
 @pytest.mark.parametrize("exercise_id", sorted(EXERCISES))
 def test_the_untouched_student_version_fails_every_check_with_a_helpful_message(exercise_id):
-    report = grade_file(exercise_id, REPO / "exercises" / exercise_id / f"{exercise_id}.ipynb", allow_skip=True)
+    report = grade_file(EXERCISES[exercise_id], student_version(exercise_id), policy=Policy(allow_skip=True))
     assert report.points == 0
     for result in report.results:
         assert result.status == "failed"
-        assert "NotImplementedError" in result.message
-
-
-WRONG = [(ex.id, w) for ex in EXERCISES.values() for w in ex.wrong if not w.gpu_only]
-
-
-@pytest.mark.parametrize("exercise_id, wrong", WRONG, ids=[f"{e}-{w.file}" for e, w in WRONG])
-def test_known_wrong_approach_is_rejected_for_its_reason(exercise_id, wrong):
-    report = grade_file(exercise_id, REPO / "solutions" / exercise_id / f"{exercise_id}.ipynb",
-                        overrides=[SUBMISSIONS / exercise_id / wrong.file], only=list(wrong.fails), cpu_gate=1.0)
-    ok, why = redteam.verdict(redteam.from_wrong_approach(exercise_id, wrong), report)
-    assert ok, why
-
-
-def test_every_wrong_approach_file_exists():
-    for exercise in EXERCISES.values():
-        for wrong in exercise.wrong:
-            assert (SUBMISSIONS / exercise.id / wrong.file).exists(), wrong.file
+        assert "NotImplementedError" in result.message or "not written yet" in result.message, result.line()
 
 
 @pytest.mark.parametrize("exercise_id", sorted(EXERCISES))
@@ -108,21 +92,23 @@ def test_the_notebooks_hidden_tests_are_the_specs_hidden_checks(exercise_id):
     assert "speed" not in {EXERCISES[exercise_id].check(c).kind for c in hidden}  # one measurement per grading
 
 
-def test_a_grading_with_hidden_tests_runs_them_on_a_second_stream_in_the_same_process():
-    solution = REPO / "solutions/04_graph_breaks/04_graph_breaks.ipynb"
-    report = grade_file("04_graph_breaks", solution, only=["outputs_match"], hidden=True, allow_skip=True)
+def test_a_grading_with_hidden_tests_runs_them_on_a_second_stream_with_the_same_worker():
+    ex = EXERCISES["04_graph_breaks"]
+    skip = Policy(allow_skip=True)
+    report = grade_file(ex, solution(ex.id), only=["outputs_match"], hidden=True, policy=skip)
     assert [r.id for r in report.hidden] == ["no_graph_breaks", "outputs_match"]
     assert all(r.passed for r in report.hidden + report.results)
-    wrong = grade_file("04_graph_breaks", solution, overrides=[SUBMISSIONS / "04_graph_breaks" / "hidden_branch.py"],
-                       only=["outputs_match"], hidden=True, allow_skip=True)
+    hidden_branch = next(c for c in cases.cases(ex.id) if c.name == "hidden_branch")
+    wrong = grade_file(ex, solution(ex.id), overrides=[hidden_branch.path], only=["outputs_match"], hidden=True,
+                       policy=skip)
     assert wrong.hidden_result("outputs_match").status == "failed"
-    assert not grade_file("04_graph_breaks", solution, only=["outputs_match"]).hidden  # only when asked
+    assert not grade_file(ex, solution(ex.id), only=["outputs_match"], policy=skip).hidden  # only when asked
 
 
 def test_a_submission_that_cannot_be_graded_fails_its_hidden_tests_too(tmp_path):
     broken = tmp_path / "04_graph_breaks.ipynb"
     broken.write_text('{"cells": [ not json')
-    report = grade_file("04_graph_breaks", broken, hidden=True)
+    report = grade_file(EXERCISES["04_graph_breaks"], broken, hidden=True)
     assert [r.status for r in report.hidden] == ["failed", "failed"]
     assert "not a readable Jupyter notebook" in report.hidden_result("no_graph_breaks").message
 
@@ -132,7 +118,7 @@ def test_the_grader_loading_a_solution_compiles_and_times_nothing(exercise_id, m
     """The cells that only show the learner results skip inside the grader (and under nbgrader autograde),
     so a submission's code is compiled and measured once, by the checks."""
     from autograder.core.compile_events import capture_compile_events
-    from autograder.submission import LOAD_ERRORS, load_namespace, notebook_code
+    from autograder.core.submission import LOAD_ERRORS, load_namespace, notebook_code
 
     monkeypatch.setenv("AUTOGRADER_WORKER", "1")
     with capture_compile_events() as events:

@@ -1,7 +1,7 @@
 """gpu-check's bookkeeping (the GPU runs themselves happen in `make gpu-check` on a CUDA machine)."""
 
+from autograder.core.protocol import CheckResult, Report
 from autograder.tools.gpu_check import RawRuns, summarise
-from autograder.grader import CheckResult, Report
 
 
 def _report(speedup: float, ok: bool) -> Report:

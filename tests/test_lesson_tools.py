@@ -4,9 +4,9 @@ import matplotlib
 import pytest
 import torch
 
+from autograder.core.profiling import profile_call
 from autograder.course import plots, quiz
 from autograder.exercises.ex01_eager_mode.workload import gelu_bias_chain
-from autograder.core.profiling import profile_call
 
 matplotlib.use("Agg")
 

@@ -1,16 +1,15 @@
 """Lesson 2's windows into the pipeline, exercise 02's premises, and where a graph break is located."""
 
-from collections import Counter
 from types import SimpleNamespace
 
 import pytest
 import torch
 
-from autograder.course import pipeline
-from autograder.core.correctness import PUBLIC_SECRET
-from autograder.exercises import ex02_compile_pipeline as ex02
-from autograder.course.models import BlockConfig, make_model, mse
 from autograder.core.compile_events import capture_compile_events
+from autograder.course import pipeline
+from autograder.course.models import BlockConfig, make_model, mse
+from autograder.exercises.ex02_compile_pipeline import spec as ex02
+from autograder.exercises.ex02_compile_pipeline import workload
 
 
 def scaled(x, w, steps: int):
@@ -86,31 +85,33 @@ def test_a_cold_compile_takes_longer_than_a_warm_cache():
 
 # ---- exercise 02's premises ----
 
+def _ctx(secret):
+    return SimpleNamespace(seed=lambda purpose, index=0: hash((secret, purpose, index)) % 2**31)
+
+
 def test_the_hidden_functions_give_the_graph_counts_the_grader_declares():
-    ctx = SimpleNamespace(secret=PUBLIC_SECRET)
     x = torch.randn(16)
-    for description, fn, graphs in ex02.hidden_functions(ctx):
-        recorder = ex02._TrustedRecorder()
+    for description, kind, first, second, graphs in ex02.hidden_functions(_ctx("public")):
+        recorder = workload.TrustedRecorder()
         torch._dynamo.reset()
-        torch.compile(fn, backend=recorder)(x)
+        torch.compile(workload.hidden_function(kind, first, second), backend=recorder)(x)
         assert len(recorder.graphs) == graphs, description
-        assert all(isinstance(g, Counter) and sum(g.values()) > 0 for g in recorder.graphs)
+        assert all(isinstance(g, dict) and sum(g.values()) > 0 for g in recorder.graphs)
 
 
 def test_the_hidden_functions_depend_on_the_secret():
-    a = ex02.hidden_functions(SimpleNamespace(secret="one"))
-    b = ex02.hidden_functions(SimpleNamespace(secret="two"))
-    x = torch.randn(16)
-    assert any(not torch.equal(fa(x), fb(x)) for (_, fa, _), (_, fb, _) in zip(a, b, strict=True))
+    a = ex02.hidden_functions(_ctx("one"))
+    b = ex02.hidden_functions(_ctx("two"))
+    assert [f[2:4] for f in a] != [f[2:4] for f in b]
 
 
 def test_the_eager_train_step_returns_the_loss_and_updates_every_weight():
-    cfg, batch = ex02.CONFIGS["smoke"]
+    cfg, batch = workload.CONFIGS["smoke"]
     model = make_model(cfg)
     before = [p.detach().clone() for p in model.parameters()]
     x, y = torch.randn(batch, cfg.seq, cfg.dim), torch.randn(batch, cfg.seq, cfg.dim)
     expected = mse(model(x), y).detach()
-    loss = ex02.train_step(model, ex02.make_optimizer(model), x, y)
+    loss = workload.train_step(model, workload.make_optimizer(model), x, y)
     torch.testing.assert_close(loss, expected)
     assert all(not torch.equal(p, b) for p, b in zip(model.parameters(), before, strict=True))
     assert all(p.grad is None for p in model.parameters())

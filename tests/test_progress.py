@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from autograder import display, progress, selfcheck
+from autograder import selfcheck
+from autograder.course import display, progress
 from autograder.exercises import get_exercise
 
 

@@ -7,7 +7,7 @@ from conftest import REPO
 
 from autograder import selfcheck
 from autograder.core.correctness import CheckFailed
-from autograder.submission import load_namespace, submission_code
+from autograder.core.submission import load_namespace, submission_code
 
 EX = "01_eager_mode"
 

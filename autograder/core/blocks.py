@@ -52,13 +52,14 @@ def form(t) -> str:
     return f"{type(t).__name__} {t!r}"[:120]
 
 
-def copy_output(slot: torch.Tensor, out, index: int) -> None:
+def copy_output(slot: torch.Tensor, out, index: int | None = None) -> None:
+    which = f"call {index + 1} " if index is not None else ""
     if type(out) is not torch.Tensor:
-        raise OutputError(f"call {index + 1} returned {form(out)}; it must return a torch.Tensor (not a subclass, "
-                          "a tuple, a number or None)")
+        raise OutputError(f"{which}returned {form(out)}; it must return a torch.Tensor (not a subclass, a tuple, "
+                          "a number or None)")
     if out.shape != slot.shape or out.dtype != slot.dtype or out.device != slot.device:
-        raise OutputError(f"call {index + 1} returned {form(out)}, expected shape {tuple(slot.shape)}, dtype "
-                          f"{slot.dtype}, device {slot.device}")
+        raise OutputError(f"{which}returned {form(out)}, expected shape {tuple(slot.shape)}, dtype {slot.dtype}, "
+                          f"device {slot.device}")
     slot.copy_(out.detach())
 
 

@@ -101,8 +101,8 @@ class Remote:
 
 def worker_cache() -> Path:
     """Compile caches of workers: apart from the judge's own, which a worker must never write to."""
-    base = os.environ.get("COURSE_WORKER_CACHE") or str(Path(tempfile.gettempdir()) / f"autograder-worker-{os.getuid()}")
-    return Path(base)
+    default = Path(tempfile.gettempdir()) / f"autograder-worker-{os.getuid()}"
+    return Path(os.environ.get("COURSE_WORKER_CACHE") or default)
 
 
 def worker_env() -> dict:
@@ -308,6 +308,9 @@ class GradeContext:
                 name = what.split("(")[0]
                 raise CheckFailed(f"{name} is not written yet (it raises NotImplementedError)",
                                   "replace `raise NotImplementedError()` with your code") from None
+            if err.type == "OutputError":
+                raise CheckFailed(f"{what} {err.message}", "return one tensor like the reference's, computed from "
+                                  "that call's input") from None
             if err.type == "OutOfMemoryError":
                 raise CheckFailed(f"{what} ran out of GPU memory: {err.first_line()}",
                                   "free what you keep alive (caches, references to outputs)") from None
@@ -330,12 +333,13 @@ class GradeContext:
         return pool
 
     def put(self, tensors) -> list[Slot]:
-        """Copy judge-side tensors into one new shared pool; return their slots (the worker's arguments)."""
-        tensors = list(tensors)
-        pool = self.pool(sum(t.numel() for t in tensors), tensors[0].dtype)
-        slots = [pool.alloc(t.shape) for t in tensors]
-        for t, s in zip(tensors, slots, strict=True):
-            pool.view(s).copy_(t)
+        """Copy judge-side tensors into new shared pools, one each (arguments never share storage); return
+        their slots (the worker's arguments)."""
+        slots = []
+        for t in tensors:
+            pool = self.pool(t.numel(), t.dtype)
+            slots.append(pool.alloc(t.shape))
+            pool.view(slots[-1]).copy_(t)
         synchronize(self.device)
         return slots
 

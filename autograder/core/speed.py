@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import torch
 
-from autograder.core.blocks import OutputError, run_block
+from autograder.core.blocks import run_block
 from autograder.core.correctness import check_outputs
 from autograder.core.diagnosis import diagnose_speed
 from autograder.core.protocol import CheckFailed, Inconclusive, Tolerance
@@ -92,7 +92,8 @@ class _Runner:
         self.overhead: list[float] = []  # judge's time minus the worker's, per block: the cost of the boundary
         self.next_call = 0
         self.blocks_run = 0
-        self.in_pool = self.out_pool = self.finish_pool = None
+        self.in_pools: list[Pool] = []
+        self.out_pool = self.finish_pool = None
         self.chain = Fn(timed.chain).load() if timed.chain else None
         self.views: dict = {}
         self.rng = random.Random(ctx.seed(f"{purpose}-samples"))
@@ -101,43 +102,47 @@ class _Runner:
         self.calls = 1
 
     # ---- pools ----
-    def _ensure_pools(self, in_numel: int, out_numel: int, dtype) -> None:
-        for attr, numel, dt in (("in_pool", in_numel, torch.float32), ("out_pool", out_numel, dtype)):
-            pool = getattr(self, attr)
-            if pool is None or pool.numel < numel or pool.tensor.dtype != dt:
-                pool = Pool(max(numel, 2 * (pool.numel if pool else 0)), dt, self.ctx.device)
-                setattr(self, attr, pool)
-                if self.remote is not None:
-                    self.ctx.pools.append(pool)
-                    self.ctx.session.share(pool)
-        if self.timed.finish and self.finish_pool is None:
-            self.finish_pool = Pool(self.timed.finish_numel, torch.float32, self.ctx.device)
-            if self.remote is not None:
-                self.ctx.pools.append(self.finish_pool)
-                self.ctx.session.share(self.finish_pool)
+    def _pool(self, current: Pool | None, numel: int, dtype) -> Pool:
+        """``current`` if it is big enough, else a new pool twice its size (shared with the worker)."""
+        if current is not None and current.numel >= numel and current.tensor.dtype == dtype:
+            return current
+        pool = Pool(max(numel, 2 * (current.numel if current else 0)), dtype, self.ctx.device)
+        if self.remote is not None:
+            self.ctx.pools.append(pool)
+            self.ctx.session.share(pool)
+        return pool
 
     def _prepare(self, n: int):
+        """Fresh inputs for ``n`` calls, one pool per argument position (a call's arguments never share
+        storage, as they would not in a real caller), and NaN-poisoned output slots."""
         gen = self.ctx.generator(f"{self.purpose}-inputs", self.blocks_run)
         args = [self.timed.args(gen, self.next_call + j) for j in range(n)]
         self.next_call += n
         likes = [self.timed.out_like(a) if self.timed.out_like else (a[0].shape, a[0].dtype) for a in args]
-        self._ensure_pools(sum(t.numel() for a in args for t in a), sum(math.prod(s) for s, _ in likes),
-                           likes[0][1])
-        self.in_pool.used = self.out_pool.used = 0
-        call_slots = [[self.in_pool.alloc(t.shape) for t in a] for a in args]
+        positions = len(args[0])
+        self.in_pools = [self._pool(self.in_pools[p] if p < len(self.in_pools) else None,
+                                    sum(a[p].numel() for a in args), args[0][p].dtype) for p in range(positions)]
+        self.out_pool = self._pool(self.out_pool, sum(math.prod(s) for s, _ in likes), likes[0][1])
+        for pool in self.in_pools + [self.out_pool]:
+            pool.used = 0
+        call_slots = [[self.in_pools[p].alloc(t.shape) for p, t in enumerate(a)] for a in args]
         for a, slots in zip(args, call_slots, strict=True):
-            for t, s in zip(a, slots, strict=True):
-                self.in_pool.view(s).copy_(t)
+            for p, (t, s) in enumerate(zip(a, slots, strict=True)):
+                self.in_pools[p].view(s).copy_(t)
         out_slots = [self.out_pool.alloc(s) for s, _ in likes]
         region = self.out_pool.region()
         region.fill_(float("nan") if region.is_floating_point() else 0)
         finish_slot = None
-        if self.finish_pool is not None:
+        if self.timed.finish:
+            self.finish_pool = self._pool(self.finish_pool, self.timed.finish_numel, torch.float32)
             self.finish_pool.used = 0
             finish_slot = self.finish_pool.alloc((self.timed.finish_numel,))
             self.finish_pool.tensor.fill_(float("nan"))
         synchronize(self.ctx.device)
-        return call_slots, out_slots, finish_slot, digest(self.in_pool.region())
+        return call_slots, out_slots, finish_slot, self._inputs_digest()
+
+    def _inputs_digest(self) -> tuple:
+        return tuple(digest(p.region()) for p in self.in_pools)
 
     def _view(self, pool: Pool, slot):
         """Views cached as the worker caches them: both sides pay the same per-call cost."""
@@ -168,10 +173,10 @@ class _Runner:
                 def finish():
                     fin_fn(self.model, fin_view)
             grad = torch.no_grad() if timed.no_grad else nullcontext()
+            calls = [[self._view(self.in_pools[p], s) for p, s in enumerate(slots)] for slots in call_slots]
             with grad:
-                run_block(self.local, [[self._view(self.in_pool, s) for s in slots] for slots in call_slots],
-                          [self._view(self.out_pool, s) for s in out_slots], chain=self.chain, keep=timed.keep,
-                          finish=finish, device=ctx.device)
+                run_block(self.local, calls, [self._view(self.out_pool, s) for s in out_slots], chain=self.chain,
+                          keep=timed.keep, finish=finish, device=ctx.device)
             reply = {}
         # Read every output (and the finished weights) before the clock stops.
         seen = digest(self.out_pool.region()), digest(self.finish_pool.tensor) if self.finish_pool else 0
@@ -199,16 +204,16 @@ class _Runner:
                           if "recompile" in err.message.lower() else "")
 
     def _check_block(self, call_slots, out_slots, finish_slot, inputs_digest, seen) -> None:
-        ctx, timed = self.ctx, self.timed
+        timed = self.timed
         now = digest(self.out_pool.region()), digest(self.finish_pool.tensor) if self.finish_pool else 0
         if now != seen:
             raise CheckFailed(f"{self.name}'s outputs changed after it had returned: work was still running "
                               "after the call (on a side stream or a thread), outside the time measured",
                               "compute each result inside the call that returns it, on the caller's stream")
-        if digest(self.in_pool.region()) != inputs_digest:
+        if self._inputs_digest() != inputs_digest:
             raise CheckFailed(f"{self.name} modified its inputs during timing",
                               "inputs belong to the caller: compute into new tensors")
-        calls = [[self.in_pool.view(s) for s in slots] for slots in call_slots]
+        calls = [[self.in_pools[p].view(s) for p, s in enumerate(slots)] for slots in call_slots]
         outs = [self.out_pool.view(s) for s in out_slots]
         record = BlockRecord(self.blocks_run, calls, outs,
                              self.finish_pool.view(finish_slot) if finish_slot is not None else None)

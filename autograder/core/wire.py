@@ -21,11 +21,11 @@ import pickle
 import select
 import time
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.reduction import ForkingPickler
 
 import torch
 import torch.multiprocessing as torch_mp
-from multiprocessing.connection import Connection
-from multiprocessing.reduction import ForkingPickler
 
 MAX_REPLY_BYTES = 16 * 2**20  # a reply is a few numbers and messages; a bigger one is not believed
 

@@ -170,7 +170,7 @@ class Worker:
         with torch.no_grad() if msg.get("no_grad") else _nullcontext(), stance:
             out = fn(*args, **kwargs)
             if msg.get("into") is not None:
-                copy_output(self.resolve(msg["into"]), out, 0)
+                copy_output(self.resolve(msg["into"]), out)
                 synchronize(msg.get("device"))
         reply = {"value": describe(out), **self.state()}
         if msg.get("keep", True):

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import torch
 
-from autograder.course.pipeline import caches_off
 from autograder.core.profiling import gpu_busy_fraction
 from autograder.core.timing import synchronize, time_fn
+from autograder.course.pipeline import caches_off
 
 MODES = ("default", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 

@@ -1,13 +1,16 @@
-"""`make gpu-check`: every exercise's reference solution and known-wrong approaches, graded many times through
-the real (isolated) grader on a CUDA GPU, plus the GPU red-team cases. Writes benchmarks/gpu-results.json
-(a fixed contract, COURSE.md) and benchmarks/gpu-results.md.
+"""`make gpu-check`: every exercise's reference solution graded many times through the real grader on a CUDA
+GPU (one grading after another: their timings are the figures), and every case of every exercise that runs on a
+GPU (wrong approaches, cheats, honest alternatives), each graded ``--case-runs`` times, several at once
+(``--jobs``: their verdicts, not their timings, are what they prove). Writes benchmarks/gpu-results.json (a
+fixed contract, read by outside tools) and benchmarks/gpu-results.md.
 
-    python -m autograder.tools.gpu_check [--runs 20] [--exercise 01_eager_mode ...] [--out benchmarks]
+    python -m autograder.tools.gpu_check [--runs 20] [--case-runs 20] [--jobs 4] [--exercise 01_eager_mode ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import datetime
 import json
 import statistics
@@ -17,12 +20,11 @@ from pathlib import Path
 
 import torch
 
-from autograder import redteam
-from autograder.exercises import EXERCISES, SUBMISSIONS
-from autograder.grader import Report
-from autograder.isolation import grade_file
-
-REPO = Path(__file__).resolve().parent.parent
+from autograder.core.grading import Policy, grade_file
+from autograder.core.protocol import Report
+from autograder.exercises import EXERCISES
+from autograder.tools import cases as case_files
+from autograder.tools.paths import BENCHMARKS, solution
 
 
 def _speed(report: Report) -> dict:
@@ -67,11 +69,11 @@ def summarise(reports: list[Report]) -> dict:
     return out
 
 
-def summarise_wrong(exercise_id: str, wrong, reports: list[Report]) -> dict:
-    """A wrong approach's summary, with how many gradings rejected it for its stated reason."""
+def summarise_case(case, reports: list[Report]) -> dict:
+    """A case's summary, with how many gradings gave the verdict its header promises."""
     summary = summarise(reports)
-    case = redteam.from_wrong_approach(exercise_id, wrong, cuda=True)
-    summary["rejected_for_reason"] = sum(redteam.verdict(case, r)[0] for r in reports)
+    summary["as_promised"] = sum(case_files.verdict(case, r, cuda=True)[0] for r in reports)
+    summary["outcome"], summary["kind"], summary["class"] = case.outcome, case.kind, case.attack
     return summary
 
 
@@ -98,55 +100,67 @@ class RawRuns:
             f.write(report.to_json().replace("\n", " ") + "\n")
 
 
-def check_exercise(exercise_id: str, runs: int, wrong_runs: int, log, parts, previous: dict, save,
-                   raw: RawRuns) -> dict:
-    exercise = EXERCISES[exercise_id]
-    solution = REPO / "solutions" / exercise_id / f"{exercise_id}.ipynb"
-    result = {"reference": previous.get("reference"), "wrong": dict(previous.get("wrong", {}))}
-    if "reference" in parts:
-        path, reports = raw.start(exercise_id, "reference")
-        for _ in range(runs):
-            RawRuns.add(path, reports, grade_file(exercise_id, solution))
-            log(f"{exercise_id} reference {len(reports)} ({reports[-1].seconds:.1f} s, load "
-                f"{reports[-1].environment.get('load_s', 0):.1f} s): " + " | ".join(reports[-1].lines()[1:]))
-        result["reference"] = summarise(reports)
-        save(exercise_id, result)
-    for wrong in exercise.wrong:
-        name = Path(wrong.file).stem
-        if "wrong" not in parts and name not in parts:
-            continue
-        path, wrong_reports = raw.start(exercise_id, name)
-        for _ in range(wrong_runs):
-            RawRuns.add(path, wrong_reports, grade_file(exercise_id, solution, only=list(wrong.checks(cuda=True)),
-                                                        overrides=[SUBMISSIONS / exercise_id / wrong.file]))
-            log(f"{exercise_id} wrong {wrong.file} {len(wrong_reports)}: " + " | ".join(wrong_reports[-1].lines()[1:]))
-        result["wrong"][name] = summarise_wrong(exercise_id, wrong, wrong_reports)
-        save(exercise_id, result)
-    return result
+def check_reference(exercise_id: str, runs: int, log, raw: RawRuns) -> dict:
+    """The reference solution, graded ``runs`` times one after another (hidden tests too, as nbgrader does)."""
+    path, reports = raw.start(exercise_id, "reference")
+    for _ in range(runs):
+        RawRuns.add(path, reports, grade_file(EXERCISES[exercise_id], solution(exercise_id), hidden=True))
+        log(f"{exercise_id} reference {len(reports)} ({reports[-1].seconds:.1f} s, load "
+            f"{reports[-1].environment.get('load_s', 0):.1f} s): " + " | ".join(reports[-1].lines()[1:]))
+    return summarise(reports)
 
 
-def check_redteam(exercise_ids, log) -> dict:
+def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns) -> dict[str, dict]:
+    """Every GPU-capable case of the exercises, ``runs`` gradings each, ``jobs`` at a time."""
+    todo = [c for c in case_files.cases(device="gpu") if c.exercise in exercise_ids and c.outcome != "secret-hidden"]
+
+    def grade(case):
+        only = case.graded_checks(cuda=True) if case.outcome == "rejected" else (list(case.checks) or None)
+        return grade_file(EXERCISES[case.exercise], solution(case.exercise), overrides=[case.path], only=only,
+                          policy=Policy(timeout=300))
+
     out = {}
-    for case in redteam.cases(device="gpu"):
-        if case.exercise not in exercise_ids or case.device != "gpu":
-            continue
-        only = None if case.checks in (("*",), ()) else list(case.checks)
-        solution = REPO / "solutions" / case.exercise / f"{case.exercise}.ipynb"
-        report = grade_file(case.exercise, solution, overrides=[case.path], only=only)
-        ok, why = redteam.verdict(case, report)
-        verdict = ("rejected" if case.outcome == "rejected" else "passed") if ok else f"WRONG: {why}"
-        out[f"{case.exercise}/{case.name}"] = verdict
-        log(f"redteam {case.exercise}/{case.name}: {verdict} | " + " | ".join(report.lines()[1:]))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {case: [pool.submit(grade, case) for _ in range(runs)] for case in todo}
+        for case, pending in futures.items():
+            path, reports = raw.start(case.exercise, case.name)
+            for future in pending:
+                RawRuns.add(path, reports, future.result())
+            out[f"{case.exercise}/{case.name}"] = summary = summarise_case(case, reports)
+            log(f"case {case.exercise}/{case.name} ({case.kind}, {case.outcome}): {summary['as_promised']}/"
+                f"{len(reports)} as promised | " + " | ".join(reports[-1].lines()[1:]))
     return out
+
+
+def case_verdict(summary: dict) -> str:
+    """A case's line in redteam_gpu: what every grading did, or WRONG and how often it went wrong."""
+    word = "rejected" if summary["outcome"] == "rejected" else "passed"
+    if summary["as_promised"] == summary["runs"]:
+        return word if summary["runs"] == 1 else f"{word} {summary['runs']}/{summary['runs']}"
+    return f"WRONG: {word} only {summary['as_promised']}/{summary['runs']}"
+
+
+def place_cases(results: dict, summaries: dict[str, dict]) -> None:
+    """Wrong approaches under their exercise (the results contract), cheats and honest cases in redteam_gpu."""
+    for key, summary in summaries.items():
+        exercise_id, name = key.split("/", 1)
+        results.setdefault("cases", {})[key] = summary
+        if summary["kind"] == "wrong":
+            entry = results["exercises"].setdefault(exercise_id, {"reference": None, "wrong": {}})
+            entry["wrong"][name] = summary
+        else:
+            results["redteam_gpu"][key] = case_verdict(summary)
 
 
 def markdown(results: dict) -> str:
     lines = [f"# GPU results: {results['gpu']}, torch {results['torch']}, {results['date']}", "",
              "Written by `make gpu-check` (`python -m autograder.tools.gpu_check`): each submission graded through the "
-             "real isolated grader. Speedups are the grader's own (median of interleaved blocks, host clock, "
-             "device-wide synchronize) over the exercise's baseline; min/max are over the gradings. How close to the "
-             "hardware: % copy bw (memory-bound exercises) and GPU busy (kernel time over wall time of the "
-             "candidate; launch-bound exercises).", "",
+             "real grader (the submission in its own worker process; the judge runs the baseline, holds the clock "
+             "and verifies every timed block). Speedups are the grader's own (median of interleaved blocks, host "
+             "clock, every output read before the clock stops) over the exercise's baseline; min/max are over the "
+             "gradings. References were graded one at a time; cases several at a time (their verdicts, not their "
+             "timings, are the point). How close to the hardware: % copy bw (memory-bound exercises) and GPU busy "
+             "(kernel time, self-reported by the worker's profiler, over the judge's wall time).", "",
              "| exercise | submission | runs | passed | speedup median (min..max) | baseline ms | candidate ms "
              "| compile s | grade s | % copy bw | GPU busy |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -160,12 +174,16 @@ def markdown(results: dict) -> str:
                      f"{'' if bw is None else f'{bw:.0%}'} | {'' if busy is None else f'{busy:.0%}'} |")
 
     for ex, res in results["exercises"].items():
-        if res["reference"]:
+        if res.get("reference"):
             row(ex, "**reference**", res["reference"])
-        for name, s in res["wrong"].items():
-            row(ex, f"wrong: {name} (rejected for its reason {s.get('rejected_for_reason', '?')}/{s['runs']})", s)
-    lines += ["", "## GPU red-team cases", "", "| case | verdict |", "|---|---|"]
-    lines += [f"| {k} | {v} |" for k, v in results["redteam_gpu"].items()]
+        for name, s in res.get("wrong", {}).items():
+            promised = s.get("as_promised", s.get("rejected_for_reason", "?"))
+            row(ex, f"wrong: {name} (rejected for its reason {promised}/{s['runs']})", s)
+    lines += ["", "## GPU cases: cheats and honest alternatives", "", "| case | kind | class | verdict |",
+              "|---|---|---|---|"]
+    for key, verdict in results["redteam_gpu"].items():
+        s = results.get("cases", {}).get(key, {})
+        lines.append(f"| {key} | {s.get('kind', '')} | {s.get('class', '')} | {verdict} |")
     if results.get("classroom"):
         lines += ["", "## Classroom: `make autograde` on this GPU", "", results["classroom"]["how"], "",
                   "| student | assignment | score | expected |", "|---|---|---|---|"]
@@ -175,7 +193,7 @@ def markdown(results: dict) -> str:
         lines += classroom_timings(results["classroom"].get("submissions", []))
     lines += ["", "## Check verdicts per grading", ""]
     for ex, res in results["exercises"].items():
-        for name, s in [("reference", res["reference"])] + list(res["wrong"].items()):
+        for name, s in [("reference", res.get("reference"))] + list(res.get("wrong", {}).items()):
             if s:
                 lines.append(f"- {ex} {name}: " + ", ".join(f"{k} x{v}" for k, v in s["verdicts"].items()))
     return "\n".join(lines) + "\n"
@@ -208,18 +226,20 @@ def rebuild(out: Path) -> int:
     """Recompute every summary in out/gpu-results.* from the raw runs in out/gpu-runs."""
     json_path = out / "gpu-results.json"
     results = json.loads(json_path.read_text())
+    known = {(c.exercise, c.name): c for c in case_files.cases()}
+    summaries = {}
     for path in sorted((out / "gpu-runs").glob("*.jsonl")):
         exercise_id, name = path.stem.split(".", 1)
         reports = [Report.from_json(line) for line in path.read_text().splitlines() if line.strip()]
         gpus = {r.environment.get("gpu") for r in reports}
         if gpus != {results["gpu"]}:
             raise SystemExit(f"{path}: runs on {gpus}, but {json_path} is for {results['gpu']}")
-        entry = results["exercises"].setdefault(exercise_id, {"reference": None, "wrong": {}})
         if name == "reference":
-            entry["reference"] = summarise(reports)
-            continue
-        wrong = next(w for w in EXERCISES[exercise_id].wrong if Path(w.file).stem == name)
-        entry["wrong"][name] = summarise_wrong(exercise_id, wrong, reports)
+            results["exercises"].setdefault(exercise_id, {"reference": None, "wrong": {}})["reference"] = \
+                summarise(reports)
+        elif (exercise_id, name) in known:
+            summaries[f"{exercise_id}/{name}"] = summarise_case(known[(exercise_id, name)], reports)
+    place_cases(results, summaries)
     json_path.write_text(json.dumps(results, indent=1) + "\n")
     (out / "gpu-results.md").write_text(markdown(results))
     print(markdown(results))
@@ -228,34 +248,28 @@ def rebuild(out: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.tools.gpu_check", description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--wrong-runs", type=int, default=None, help="default: --runs")
+    parser.add_argument("--runs", type=int, default=20, help="gradings of each reference solution")
+    parser.add_argument("--case-runs", type=int, default=20, help="gradings of each case")
+    parser.add_argument("--jobs", type=int, default=4, help="cases graded at once (references: always one)")
     parser.add_argument("--exercise", action="append", choices=sorted(EXERCISES))
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks")
-    parser.add_argument("--part", action="append", default=None,
-                        help="reference, wrong, redteam or one wrong approach's name (default: all); results "
-                             "merge into an existing gpu-results.json in --out, so a long check can be split")
+    parser.add_argument("--out", type=Path, default=BENCHMARKS)
+    parser.add_argument("--part", action="append", choices=("reference", "cases"), default=None,
+                        help="only the references or only the cases (default: both); results merge into an "
+                             "existing gpu-results.json in --out")
     parser.add_argument("--accumulate", action="store_true",
                         help="add these runs to the ones recorded in --out/gpu-runs instead of starting over")
     parser.add_argument("--rebuild", action="store_true",
-                        help="no GPU needed: recompute the summaries in --out from the recorded runs (e.g. after a "
-                             "run was cut short by a time limit)")
+                        help="no GPU needed: recompute the summaries in --out from the recorded runs")
     args = parser.parse_args(argv)
     if args.rebuild:
         return rebuild(args.out)
-    parts = set(args.part or ["reference", "wrong", "redteam"])
+    parts = set(args.part or ["reference", "cases"])
     if not torch.cuda.is_available():
         print("make gpu-check needs a CUDA GPU: torch.cuda.is_available() is False here", file=sys.stderr)
         return 2
     exercise_ids = args.exercise or sorted(EXERCISES)
     args.out.mkdir(parents=True, exist_ok=True)
-    log_file = open(args.out / "gpu-check.log", "a")
-
-    def log(line):
-        print(line, flush=True)
-        log_file.write(line + "\n")
-        log_file.flush()
-
+    raw = RawRuns(args.out, args.accumulate)
     start = time.perf_counter()
     json_path = args.out / "gpu-results.json"
     previous = json.loads(json_path.read_text()) if json_path.exists() else {}
@@ -263,31 +277,38 @@ def main(argv: list[str] | None = None) -> int:
         previous = {}  # another GPU or torch: nothing to merge with
     results = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                "date": datetime.date.today().isoformat(), "exercises": dict(previous.get("exercises", {})),
-               "redteam_gpu": dict(previous.get("redteam_gpu", {}))}
+               "redteam_gpu": dict(previous.get("redteam_gpu", {})), "cases": dict(previous.get("cases", {}))}
     if previous.get("classroom"):  # written by the classroom run, not by this check: kept as it is
         results["classroom"] = previous["classroom"]
-    def save(exercise_id, partial):  # after every submission: a run cut short keeps what it measured
-        results["exercises"][exercise_id] = partial
-        json_path.write_text(json.dumps(results, indent=1) + "\n")
-        (args.out / "gpu-results.md").write_text(markdown(results))
 
-    for ex in exercise_ids:
-        results["exercises"][ex] = check_exercise(ex, args.runs, args.wrong_runs or args.runs, log, parts,
-                                                  results["exercises"].get(ex, {}), save,
-                                                  RawRuns(args.out, args.accumulate))
-    if "redteam" in parts:
-        results["redteam_gpu"].update(check_redteam(exercise_ids, log))
-    results["wall_s"] = round(time.perf_counter() - start, 1)
-    json_path.write_text(json.dumps(results, indent=1) + "\n")
-    (args.out / "gpu-results.md").write_text(markdown(results))
-    log(markdown(results))
-    bad = [k for k, v in results["redteam_gpu"].items() if v.startswith("WRONG")]
-    for ex, res in results["exercises"].items():
-        if res["reference"] and res["reference"]["passed"] != res["reference"]["runs"]:
-            bad.append(f"{ex} reference passed {res['reference']['passed']}/{res['reference']['runs']}")
-        bad += [f"{ex} wrong {n} passed {s['passed']}" for n, s in res["wrong"].items() if s["passed"]]
-    for line in bad:
-        log(f"GATE: {line}")
+    with open(args.out / "gpu-check.log", "a") as log_file:
+        def log(line):
+            print(line, flush=True)
+            log_file.write(line + "\n")
+            log_file.flush()
+
+        def save():  # after every step: a run cut short keeps what it measured
+            json_path.write_text(json.dumps(results, indent=1) + "\n")
+            (args.out / "gpu-results.md").write_text(markdown(results))
+
+        if "reference" in parts:
+            for ex in exercise_ids:
+                entry = results["exercises"].setdefault(ex, {"reference": None, "wrong": {}})
+                entry["reference"] = check_reference(ex, args.runs, log, raw)
+                save()
+        if "cases" in parts:
+            place_cases(results, check_cases(exercise_ids, args.case_runs, args.jobs, log, raw))
+        results["wall_s"] = round(time.perf_counter() - start, 1)
+        save()
+        log(markdown(results))
+        bad = [f"{k}: {v}" for k, v in results["redteam_gpu"].items() if v.startswith("WRONG")]
+        for ex, res in results["exercises"].items():
+            ref = res.get("reference")
+            if ref and ref["passed"] != ref["runs"]:
+                bad.append(f"{ex} reference passed {ref['passed']}/{ref['runs']}")
+            bad += [f"{ex} wrong {n} passed {s['passed']}" for n, s in res.get("wrong", {}).items() if s["passed"]]
+        for line in bad:
+            log(f"GATE: {line}")
     return 1 if bad else 0
 
 

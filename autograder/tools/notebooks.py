@@ -15,6 +15,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.tools.paths import REPO
+
 NOTEBOOK_DIRS = ("lessons", "solutions", "exercises")
 KEEP_CELL_METADATA = ("nbgrader", "tags", "editable", "deletable")
 # A generic kernel name, so a notebook runs under whatever Python kernel the reader has.

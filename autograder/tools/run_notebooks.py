@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from autograder.tools.paths import REPO
+
 OUT_DIR = REPO / "build" / "notebooks"
 KERNEL = "python3"
 
@@ -67,7 +68,8 @@ def run_notebook(path: Path, *, size: str = "auto", device: str = "auto", out_di
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.tools.run_notebooks", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m autograder.tools.run_notebooks",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every lesson and solution")
     parser.add_argument("--size", default="auto", choices=["auto", "smoke", "full"])
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])

@@ -162,18 +162,11 @@ def _in_fresh_process(ctx: GradeContext, fresh: Session, source: str):
                           f"{errors}", "define make_graphed_step and its helpers with def at the top level of a "
                           "cell, and import what they use")
     try:
-        counts = fresh.invoke(Fn(f"{WORKLOAD}:capture_in_fresh_process"), Entry("make_graphed_step"), ctx.size,
-                              _seed(ctx, "fresh-process"), keep=False).value.get("value") or {}
+        fresh.invoke(Fn(f"{WORKLOAD}:capture_in_fresh_process"), Entry("make_graphed_step"), ctx.size,
+                     _seed(ctx, "fresh-process"), keep=False)
     except RemoteError as err:
         raise CheckFailed(f"in a fresh process, where nothing has run on the GPU yet, make_graphed_step failed: "
                           f"{err.describe()}", _WARMUP_HINT if "captur" in err.message else "") from None
-    if counts.get("graphs"):
-        raise CheckFailed(f"make_graphed_step compiled {counts['graphs']} graph(s) with torch.compile",
-                          "this exercise is about capturing CUDA graphs by hand: torch.cuda.CUDAGraph and "
-                          "torch.cuda.graph (reduce-overhead was lesson 3)")
-    if not counts.get("captures"):
-        raise CheckFailed("make_graphed_step never captured a CUDA graph (torch.cuda.CUDAGraph.capture_begin was "
-                          "not called)", "capture the step: with torch.cuda.graph(g): static_out = model(static_in)")
     step = fresh.invoke(Fn(f"{WORKLOAD}:kept_step"))
     reference = build_model(ctx.size, _seed(ctx, "fresh-process"), ctx.device)
     inner = type(ctx)(ctx.exercise, fresh, ctx.device, ctx.secret, ctx.policy)
@@ -185,6 +178,14 @@ def _in_fresh_process(ctx: GradeContext, fresh: Session, source: str):
         raise CheckFailed(f"in a fresh process, as its first CUDA work: {err.reason}", _WARMUP_HINT) from None
     finally:
         inner.drop_pools()
+    counts = fresh.invoke(Fn(f"{WORKLOAD}:fresh_counts"), keep=False).value.get("value") or {}
+    if counts.get("graphs"):
+        raise CheckFailed(f"make_graphed_step compiled {counts['graphs']} graph(s) with torch.compile",
+                          "this exercise is about capturing CUDA graphs by hand: torch.cuda.CUDAGraph and "
+                          "torch.cuda.graph (reduce-overhead was lesson 3)")
+    if not counts.get("captures"):
+        raise CheckFailed("make_graphed_step never captured a CUDA graph (torch.cuda.CUDAGraph.capture_begin was "
+                          "not called)", "capture the step: with torch.cuda.graph(g): static_out = model(static_in)")
     return (f"in a fresh process, as its first CUDA work: {counts['captures']} CUDA graph capture(s), no "
             "torch.compile, three fresh inputs right")
 

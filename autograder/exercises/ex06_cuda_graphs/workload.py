@@ -20,33 +20,34 @@ def build_model(size: str, seed: int, device) -> torch.nn.Module:
     return make_mlp(width, depth, device, seed=seed)
 
 
-def capture_in_fresh_process(make_graphed_step, size: str, seed: int) -> dict:
-    """In a process that has done no CUDA work yet: build the model on the GPU and call
-    ``make_graphed_step(model, batch)``, counting CUDA-graph captures and torch.compile graphs (what this
-    process says about itself: self-reported). Returns the counts; the step is kept for the grader's calls."""
-    captures = []
+_CAPTURES: list = []
+_KEPT: list = []
+
+
+def capture_in_fresh_process(make_graphed_step, size: str, seed: int) -> bool:
+    """In a process that has done no CUDA work yet: count every CUDA-graph capture from now on, build the model on
+    the GPU and call ``make_graphed_step(model, batch)``; the step is kept for the grader's calls."""
     begin = torch.cuda.CUDAGraph.capture_begin
 
     def counting(self, *args, **kwargs):
-        captures.append(1)
+        _CAPTURES.append(1)
         return begin(self, *args, **kwargs)
 
     torch.cuda.CUDAGraph.capture_begin = counting
-    try:
-        width, depth, batch = CONFIGS[size]
-        model = make_mlp(width, depth, "cuda", seed=seed)
-        with torch.no_grad():
-            step = make_graphed_step(model, batch)
-    finally:
-        torch.cuda.CUDAGraph.capture_begin = begin
-    graphs = int(torch._dynamo.utils.counters["stats"]["unique_graphs"]) if "torch._dynamo" in sys.modules else 0
-    _KEPT.append(step)
-    return {"captures": len(captures), "graphs": graphs, "callable": callable(step)}
-
-
-_KEPT: list = []
+    width, depth, batch = CONFIGS[size]
+    model = make_mlp(width, depth, "cuda", seed=seed)
+    with torch.no_grad():
+        _KEPT.append(make_graphed_step(model, batch))
+    return callable(_KEPT[-1])
 
 
 def kept_step():
     """The step made by :func:`capture_in_fresh_process`."""
     return _KEPT[-1]
+
+
+def fresh_counts() -> dict:
+    """CUDA-graph captures (during make_graphed_step and the calls since) and torch.compile graphs in this
+    process: what it says about itself (self-reported)."""
+    graphs = int(torch._dynamo.utils.counters["stats"]["unique_graphs"]) if "torch._dynamo" in sys.modules else 0
+    return {"captures": len(_CAPTURES), "graphs": graphs}

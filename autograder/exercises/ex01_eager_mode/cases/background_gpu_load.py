@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: background threads | device: gpu
+# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: background threads | device: gpu | class: 2
 # Keeps the GPU busy from a background thread so the eager baseline (timed too) looks slow.
 import threading
 

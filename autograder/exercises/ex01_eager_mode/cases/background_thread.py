@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: background threads | device: any
+# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: differs | device: any | class: 3
 # Returns at once and fills the output from a background thread.
 import queue
 import threading

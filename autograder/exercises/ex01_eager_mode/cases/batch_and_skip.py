@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: differs | device: any
+# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: differs | device: any | class: 3
 # Batch-and-skip: computes once, then returns that result for every later call of the same shape.
 _first = {}
 

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: * | reason: modified the grader's own files | device: any
+# outcome: rejected | kind: cheat | checks: * | reason: modified the grader's own files | device: any | class: 1
 # Writes into the grader's package (here a new module; editing an existing one is caught the same way).
 import os
 

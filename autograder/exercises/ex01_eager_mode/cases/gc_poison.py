@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: expected output changed | device: any
+# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: differs | device: any | class: 4
 # Finds the grader's expected output through gc and overwrites it with what it returns (zeros).
 import gc
 

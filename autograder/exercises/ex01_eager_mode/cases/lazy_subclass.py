@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: must be a torch.Tensor | device: any
+# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: not a subclass | device: any | class: 3
 # A tensor subclass (the shape of a lazy tensor that would compute only when read).
 class LazyTensor(torch.Tensor):  # noqa: F821
     pass

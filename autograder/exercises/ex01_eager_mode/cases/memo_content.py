@@ -1,5 +1,6 @@
-# outcome: rejected | kind: cheat | checks: fast_gelu_bias_speed | reason: faster than its memory can even read | device: gpu
-# Memoised by a content hash (a sum): reads the input once instead of computing.
+# outcome: passed | kind: cheat | checks: fast_gelu_bias_speed | reason: gains nothing | device: gpu | class: 3
+# Memoised by a content hash (a sum): every timed call's inputs are new, so the memo never hits; it only pays
+# for the hash, and is graded as the compiled chain it then is.
 _fast = torch.compile(gelu_bias_chain)  # noqa: F821
 _memo = {}
 

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: fast_gelu_bias_speed | reason: during timing differs | device: any
+# outcome: rejected | kind: cheat | checks: fast_gelu_bias_speed | reason: during timing | device: any | class: 3
 # Output memoised by data_ptr: correct the first time, stale once the same tensor holds new values.
 _fast = torch.compile(gelu_bias_chain)  # noqa: F821
 _memo = {}

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: replaced functions | device: any
+# outcome: rejected | kind: cheat | checks: fast_gelu_bias_correct | reason: differs | device: any | class: 1
 # Makes every comparison succeed, then returns garbage.
 torch.allclose = lambda *args, **kwargs: True  # noqa: F821
 torch.isclose = lambda a, b, **kwargs: torch.ones_like(a, dtype=torch.bool)  # noqa: F821

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: train_step_correct | reason: the loss step(x, y) returned | device: any
+# outcome: rejected | kind: cheat | checks: train_step_correct | reason: the loss step(x, y) returned | device: any | class: 4
 # Trains, but reports a made-up loss.
 def make_train_step(model, optimizer):
     compiled = torch.compile(model)  # noqa: F821

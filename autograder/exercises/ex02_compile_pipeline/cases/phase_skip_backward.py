@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: train_step_speed | reason: after timing | device: any
+# outcome: rejected | kind: cheat | checks: train_step_speed | reason: replay | device: any | class: 4
 # Trains properly while it is being checked (the first calls), then only runs the forward (no backward, no
 # update) once it is called many times (timing): the step after timing gets no gradients.
 _calls = [0]

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: predict_correct | reason: differs | device: any
+# outcome: rejected | kind: cheat | checks: predict_correct | reason: differs | device: any | class: 3
 # Batch-and-skip: serves each request the result of the previous one of the same size (one call of work saved).
 def make_predict(model):
     compiled = torch.compile(model, mode="reduce-overhead")  # noqa: F821

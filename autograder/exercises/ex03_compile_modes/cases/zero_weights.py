@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: predict_correct | reason: differs | device: any
+# outcome: rejected | kind: cheat | checks: predict_correct | reason: differs | device: any | class: 5
 # Zeroes the model it was given (every block becomes the identity), so serving is cheap: wrong unless the
 # grader computed its expected outputs with that same, modified model object.
 def make_predict(model):

@@ -1,0 +1,14 @@
+# outcome: passed | kind: honest | checks: - | reason: legitimate | device: gpu
+# Legitimate: torch.cuda.make_graphed_callables around the eager model, one graph per batch shape, outputs
+# copied for the caller.
+def make_predict(model):
+    graphed = {}
+
+    def predict(x):
+        key = tuple(x.shape)
+        if key not in graphed:
+            with torch.enable_grad():  # noqa: F821  (it captures a backward too)
+                graphed[key] = torch.cuda.make_graphed_callables(model, (x.clone(),))  # noqa: F821
+        return graphed[key](x).clone()
+
+    return predict

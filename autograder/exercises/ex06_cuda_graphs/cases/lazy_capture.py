@@ -1,0 +1,28 @@
+# outcome: passed | kind: honest | checks: - | reason: legitimate | device: gpu
+# Legitimate: captures lazily, on the first call, after warming up on a side stream there.
+import torch
+
+
+def make_graphed_step(model, batch_size):
+    state = {}
+
+    def step(x):
+        if x.shape[0] != batch_size:
+            raise ValueError(f"this graph takes a batch of {batch_size}, got {x.shape[0]}")
+        if "graph" not in state:
+            static_in = x.clone()
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side), torch.no_grad():
+                for _ in range(3):
+                    model(static_in)
+            torch.cuda.current_stream().wait_stream(side)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph), torch.no_grad():
+                static_out = model(static_in)
+            state.update(graph=graph, static_in=static_in, static_out=static_out)
+        state["static_in"].copy_(x)
+        state["graph"].replay()
+        return state["static_out"].clone()
+
+    return step

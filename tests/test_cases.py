@@ -1,0 +1,74 @@
+"""Every case of every exercise (autograder/exercises/*/cases/) that can run on a CPU gets the verdict its
+header promises: a wrong approach or a cheat is rejected for its stated reason, an honest alternative passes.
+
+The GPU-only cases run in `make gpu-check`, twenty times each.
+"""
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from autograder.core.grading import PACKAGE, Policy, grade_file
+from autograder.exercises import EXERCISES
+from autograder.tools import cases
+from autograder.tools.paths import solution
+
+CPU_CASES = cases.cases(device="cpu")
+# cpu_gate: on a CPU the timed checks run too, with a gate any working submission clears (the 1.5x gate is a
+# GPU figure); what they verify here is the outputs and effects of every timed call.
+POLICY = Policy(cpu_gate=0.05, allow_skip=True, timeout=300)
+
+
+def _id(case) -> str:
+    return f"{case.exercise}/{case.name}"
+
+
+def _grade(case, **kwargs):
+    try:
+        return grade_file(EXERCISES[case.exercise], solution(case.exercise), overrides=[case.path],
+                          only=case.graded_checks(cuda=False), **kwargs)
+    finally:
+        (PACKAGE / "zz_redteam_injected.py").unlink(missing_ok=True)
+
+
+def test_every_exercise_has_cases_the_cpu_can_run():
+    assert {c.exercise for c in CPU_CASES} >= set(EXERCISES) - {"06_cuda_graphs"}  # CUDA graphs need a GPU
+
+
+def test_every_header_names_real_checks_and_a_known_kind():
+    for case in cases.cases():
+        ids = {c.id for c in EXERCISES[case.exercise].checks} | {"*"}
+        assert set(case.checks) | set(case.gpu_checks) <= ids, case.path
+        assert case.outcome in ("rejected", "passed", "secret-hidden"), case.path
+        assert case.kind in ("wrong", "cheat", "honest"), case.path
+        assert case.device in ("any", "cpu", "gpu"), case.path
+        if case.outcome == "rejected":
+            assert case.checks or case.gpu_checks, case.path
+
+
+@pytest.mark.parametrize("case", [c for c in CPU_CASES if c.outcome == "rejected"], ids=_id)
+def test_a_wrong_or_cheating_submission_is_rejected_for_its_reason(case):
+    timeout = 20 if case.name == "infinite_loop" else POLICY.timeout
+    report = _grade(case, policy=Policy(POLICY.allow_skip, timeout, POLICY.cpu_gate))
+    ok, why = cases.verdict(case, report)
+    assert ok, f"{case.name}: {why}\n" + "\n".join(report.lines())
+    assert not report.ok()
+
+
+@pytest.mark.parametrize("case", [c for c in CPU_CASES if c.outcome == "passed"], ids=_id)
+def test_an_honest_alternative_passes(case):
+    report = _grade(case, policy=POLICY)
+    ok, why = cases.verdict(case, report)
+    assert ok, f"{case.name}: {why}\n" + "\n".join(report.lines())
+
+
+def test_the_secret_never_reaches_the_submissions_process():
+    case = next(c for c in CPU_CASES if c.outcome == "secret-hidden")
+    found = Path(tempfile.gettempdir()) / cases.SECRET_FILE_NAME
+    found.unlink(missing_ok=True)
+    report = grade_file(EXERCISES[case.exercise], solution(case.exercise), overrides=[case.path],
+                        secret="instructor-secret-42", only=["fast_gelu_bias_correct"], policy=POLICY)
+    assert report.results[0].passed  # graded normally, on inputs drawn from the secret
+    text = found.read_text()
+    assert "instructor-secret-42" not in text and text.startswith("searched")

@@ -1,0 +1,155 @@
+"""The two sides of a grading, on workloads of known behaviour: the judge times, reads and decides; the worker
+runs the submission and is believed only where it is checked."""
+
+import json
+import socket
+import tempfile
+import time
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import grade_source
+
+from autograder.core.grading import GradeContext, Policy, Session, grade_session
+from autograder.core.protocol import PASSED, Check, CheckFailed, Exercise, Tolerance
+from autograder.core.speed import Timed, speed_check
+from autograder.core.wire import Entry, JudgeEnd, Pool, WorkerGone, digest
+
+TOL = Tolerance(rtol=1e-6, atol=1e-6)
+
+
+def sleepy_double(x):
+    time.sleep(0.006)
+    return x * 2
+
+
+def _speed(ctx: GradeContext):
+    timed = Timed(args=lambda gen, i: (torch.randn(8, generator=gen),), tol=TOL, min_block_s=0.02)
+    return speed_check(ctx, sleepy_double, Entry("double"), timed, name="double")
+
+
+FAKE = Exercise("99_fake", "a fake exercise", ("double",), (Check("speed", "speed", 1, _speed, ("double",),
+                                                                  kind="speed"),), "a 6 ms sleep")
+
+
+def test_the_judges_clock_measures_a_known_speedup_through_the_worker():
+    report = grade_source("import time\ndef double(x):\n    time.sleep(0.002)\n    return x * 2\n", FAKE)
+    result = report.result("speed")
+    assert result.status == PASSED, result.message
+    assert 2.0 < result.details["speedup"] < 3.3  # 6 ms over 2 ms, less the request's own cost
+    assert result.details["boundary_s_per_block"] < 0.01  # the process boundary costs well under a block
+
+
+def test_work_left_running_after_the_call_is_caught_as_a_late_write():
+    """The output is written by a thread after the call returned: the clock stopped before it was done."""
+    source = """
+import threading, time
+def double(x):
+    out = torch.empty_like(x)
+    def later():
+        time.sleep(0.004)
+        out.copy_(x * 2)
+    threading.Thread(target=later).start()
+    return out
+import torch
+"""
+    result = grade_source(source, FAKE).result("speed")
+    assert result.status == "failed"
+    assert "changed after it had returned" in result.message or "differs" in result.message
+
+
+def test_a_cache_keyed_on_anything_never_hits_because_every_call_gets_new_inputs():
+    source = """
+import time
+seen, hits = {}, [0]
+def double(x):
+    key = (x.data_ptr(), x._version, float(x.sum()))
+    if key in seen:
+        hits[0] += 1
+        return seen[key]
+    time.sleep(0.002)
+    seen[key] = x * 2
+    return seen[key]
+"""
+    with tempfile.TemporaryDirectory() as scratch:
+        session = Session.spawn(timeout=120, scratch=Path(scratch))
+        session.timeout = 120
+        try:
+            report = grade_session(FAKE, session, device=torch.device("cpu"), secret="t",
+                                   policy=Policy(cpu_gate=1.5), sources=[source])
+            hits = session.invoke(Entry("hits")).value["value"]
+        finally:
+            session.close()
+    assert report.result("speed").status == PASSED
+    assert hits == [0]
+
+
+def test_the_worker_is_paused_while_the_baseline_runs():
+    source = "import threading, time\nticks = []\ndef tick():\n    while True:\n        ticks.append(time.time())\n" \
+             "        time.sleep(0.001)\nthreading.Thread(target=tick, daemon=True).start()\n"
+    with tempfile.TemporaryDirectory() as scratch:
+        session = Session.spawn(timeout=60, scratch=Path(scratch))
+        try:
+            session.call("hello")
+            session.call("load", sources=[source], entry_points=["ticks"])
+            session.pause()
+            start = time.time()
+            time.sleep(0.3)
+            stop = time.time()
+            session.resume()
+            time.sleep(0.05)
+            ticks = session.invoke(Entry("ticks")).value["value"]
+        finally:
+            session.close()
+    assert not [t for t in ticks if start + 0.02 < t < stop - 0.02]  # not one tick while paused
+    assert any(t > stop for t in ticks)  # and ticking again after
+
+
+def test_the_judge_never_unpickles_what_the_worker_sends():
+    ours, theirs = socket.socketpair()
+    end = JudgeEnd(Connection(ours.detach()))
+    peer = Connection(theirs.detach())
+    import pickle
+
+    peer.send_bytes(pickle.dumps({"ok": True}))  # a pickle could run code when loaded
+    with pytest.raises(WorkerGone, match="not JSON"):
+        end.receive(time.monotonic() + 5)
+    peer.send_bytes(json.dumps([1, 2]).encode())
+    with pytest.raises(WorkerGone, match="not a JSON object"):
+        end.receive(time.monotonic() + 5)
+    with pytest.raises(TimeoutError):
+        end.receive(time.monotonic() + 0.1)
+
+
+def test_a_digest_changes_with_any_write_and_reads_every_byte():
+    pool = Pool(1000, torch.float32, "cpu")
+    pool.tensor.normal_()
+    before = digest(pool.tensor)
+    pool.tensor[999] += 1
+    assert digest(pool.tensor) != before
+    assert digest(torch.full((3,), float("nan"))) == digest(torch.full((3,), float("nan")))  # NaN is exact too
+
+
+def test_a_slot_never_written_stays_nan_and_fails():
+    source = "def double(x):\n    return torch.empty_like(x)\nimport torch\n"
+    result = grade_source(source, FAKE).result("speed")
+    assert result.status == "failed" and "non-finite" in result.message
+
+
+def test_a_check_error_in_the_worker_does_not_end_the_grading():
+    def two(ctx):
+        return ctx.call(Entry("double"), 3, what="double(3)").value["value"] == 6 and "six"
+
+    exercise = Exercise("99_fake", "fake", ("double",), (
+        Check("raises", "raises", 1, lambda ctx: ctx.call(Entry("boom"), what="boom()"), ("double",)),
+        Check("after", "after", 1, two, ("double",))), "nothing")
+    report = grade_source("def boom():\n    raise ValueError('no')\ndef double(x):\n    return 2 * x\n", exercise)
+    assert report.result("raises").status == "failed" and "ValueError: no" in report.result("raises").message
+    assert report.result("after").status == PASSED
+
+
+def test_checkfailed_carries_its_details():
+    err = CheckFailed("slow", "look", {"speedup": 1.0})
+    assert err.details == {"speedup": 1.0} and err.reason == "slow" and "Hint: look" in str(err)
