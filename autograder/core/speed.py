@@ -179,7 +179,7 @@ class _Runner:
                           keep=timed.keep, finish=finish, device=ctx.device)
             reply = {}
         # Read every output (and the finished weights) before the clock stops.
-        seen = digest(self.out_pool.region()), digest(self.finish_pool.tensor) if self.finish_pool else 0
+        seen = digest(self.out_pool.region()), digest(self.finish_pool.tensor) if self.finish_pool else ""
         seconds = _perf_counter() - t0
         self.blocks_run += 1
         if isinstance(reply.get("seconds"), float):  # the worker's own time of the block (self-reported)
@@ -205,7 +205,7 @@ class _Runner:
 
     def _check_block(self, call_slots, out_slots, finish_slot, inputs_digest, seen) -> None:
         timed = self.timed
-        now = digest(self.out_pool.region()), digest(self.finish_pool.tensor) if self.finish_pool else 0
+        now = digest(self.out_pool.region()), digest(self.finish_pool.tensor) if self.finish_pool else ""
         if now != seen:
             raise CheckFailed(f"{self.name}'s outputs changed after it had returned: work was still running "
                               "after the call (on a side stream or a thread), outside the time measured",

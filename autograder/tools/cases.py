@@ -10,7 +10,7 @@ Each file starts with one header line:
   legitimate technique other than the reference's);
 * checks: the checks that must fail (or pass) wherever the case runs; ``*``: every check;
 * gpu_checks: checks that must also fail on a GPU (the speed gate exists only there);
-* reason: words the failure message (or hint) must contain;
+* reason: words the failure message (or hint) must contain (``a / b``: either);
 * device: where the case runs at all: ``any``, ``cpu`` or ``gpu``;
 * class: for cheats, which kind of attack it is (docs/THREAT_MODEL.md numbers them).
 """
@@ -89,6 +89,6 @@ def verdict(case: Case, report: Report, cuda: bool = False) -> tuple[bool, str]:
     if slipped:
         return False, f"{', '.join(slipped)} passed a {case.kind} case"
     messages = " ".join(f"{r.message} {r.hint}" for r in targets).lower()
-    if case.reason.lower() not in messages:
+    if not any(reason.strip().lower() in messages for reason in case.reason.split(" / ")):
         return False, f"rejected, but not for the expected reason {case.reason!r}: {messages[:400]}"
     return True, "rejected"

@@ -1,6 +1,9 @@
 # outcome: passed | kind: honest | checks: - | reason: legitimate | device: gpu
-# Legitimate: torch.cuda.make_graphed_callables around the eager model, one graph per batch shape, outputs
-# copied for the caller.
+# Legitimate: torch.cuda.make_graphed_callables around a copy of the eager model per batch shape (it replaces
+# the module's forward), outputs copied for the caller.
+import copy
+
+
 def make_predict(model):
     graphed = {}
 
@@ -8,7 +11,7 @@ def make_predict(model):
         key = tuple(x.shape)
         if key not in graphed:
             with torch.enable_grad():  # noqa: F821  (it captures a backward too)
-                graphed[key] = torch.cuda.make_graphed_callables(model, (x.clone(),))  # noqa: F821
+                graphed[key] = torch.cuda.make_graphed_callables(copy.deepcopy(model), (x.clone(),))  # noqa: F821
         return graphed[key](x).clone()
 
     return predict
