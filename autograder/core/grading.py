@@ -63,6 +63,9 @@ class Policy:
     allow_skip: bool = False
     timeout: float = DEFAULT_TIMEOUT_S
     cpu_gate: float | None = None
+    # Wait for the GPU to be idle (nothing of the worker's left) before timing the baseline. Off only where
+    # several gradings share one GPU on purpose (their verdicts, not their timings, are what is wanted).
+    drain: bool = True
 
 
 class RemoteError(Exception):

@@ -308,7 +308,8 @@ def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: 
         if runner is base:
             session.pause()
             try:
-                drain_gpu(ctx.device)
+                if ctx.policy.drain:
+                    drain_gpu(ctx.device)
                 yield
             finally:
                 session.resume()

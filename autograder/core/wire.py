@@ -16,6 +16,7 @@ view into a shared pool.
 
 from __future__ import annotations
 
+import itertools
 import json
 import pickle
 import select
@@ -83,11 +84,10 @@ def view(pool: torch.Tensor, slot: Slot) -> torch.Tensor:
 class Pool:
     """A flat shared tensor of one dtype on one device, carved into slots by a bump allocator."""
 
-    _next_id = 0
+    _ids = itertools.count(1)  # next() on a count is atomic: gradings in threads never share an id
 
     def __init__(self, numel: int, dtype: torch.dtype, device: torch.device | str):
-        Pool._next_id += 1
-        self.id = Pool._next_id
+        self.id = next(Pool._ids)
         self.tensor = torch.empty(max(numel, 1), dtype=dtype, device=device)
         if self.tensor.device.type == "cpu":
             self.tensor.share_memory_()

@@ -123,7 +123,7 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
     def grade(case):
         only = case.graded_checks(cuda=True) if case.outcome == "rejected" else (list(case.checks) or None)
         return grade_file(EXERCISES[case.exercise], solution(case.exercise), overrides=[case.path], only=only,
-                          policy=Policy(timeout=300))
+                          policy=Policy(timeout=300, drain=jobs == 1))
 
     out = {}
 
@@ -265,7 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.tools.gpu_check", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="gradings of each reference solution")
     parser.add_argument("--case-runs", type=int, default=20, help="gradings of each case")
-    parser.add_argument("--jobs", type=int, default=4, help="cases graded at once (references: always one)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="cases graded at once (references: always one). More than one shares the GPU: the "
+                             "benchmark() checks and the drain before the baseline then see each other's work")
     parser.add_argument("--exercise", action="append", choices=sorted(EXERCISES))
     parser.add_argument("--out", type=Path, default=BENCHMARKS)
     parser.add_argument("--part", action="append", choices=("reference", "cases"), default=None,
