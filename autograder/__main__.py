@@ -37,8 +37,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{exercise.id}\t{' '.join(exercise.entry_points)}")
         return 0
 
-    from autograder.core.grading import Policy, grade_file
+    from autograder.core.grading import Policy, default_device, grade_file, isolate_judge_caches, warm_judge
 
+    if default_device().type == "cuda":  # where speed is graded; on a CPU a fresh cache costs a 20 s probe
+        isolate_judge_caches()
+    warm_judge(default_device())
     report = grade_file(EXERCISES[args.exercise], args.path, hidden=args.hidden,
                         policy=Policy(allow_skip=args.allow_skip, timeout=args.timeout))
     for line in report.lines():

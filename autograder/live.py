@@ -98,9 +98,10 @@ def main() -> int:
         except Exception:
             pass
 
+    prepared = exercise.prepare(device, secret) if exercise.prepare and not request.hidden_stream else {}
     report = grade_session(exercise, session, device=device, secret=secret,
                            policy=Policy(allow_skip=request.allow_skip, timeout=JUDGE_TIMEOUT_S),
-                           only=request.only, progress=progress)
+                           only=request.only, progress=progress, prepared=prepared)
     session.end.send({"op": "bye", "result": report.to_json()})
     try:
         session.end.receive(time.monotonic() + 30)

@@ -92,7 +92,7 @@ def _ctx(secret):
 def test_the_hidden_functions_give_the_graph_counts_the_grader_declares():
     x = torch.randn(16)
     for description, kind, first, second, graphs in ex02.hidden_functions(_ctx("public")):
-        recorder = workload.TrustedRecorder()
+        recorder = ex02.TrustedRecorder()
         torch._dynamo.reset()
         torch.compile(workload.hidden_function(kind, first, second), backend=recorder)(x)
         assert len(recorder.graphs) == graphs, description

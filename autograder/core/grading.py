@@ -276,6 +276,7 @@ class GradeContext:
     secret: str
     policy: Policy = field(default_factory=Policy)
     pools: list[Pool] = field(default_factory=list)
+    prepared: dict = field(default_factory=dict)  # what Exercise.prepare built before the worker existed
 
     @property
     def cuda(self) -> bool:
@@ -406,9 +407,9 @@ def default_device() -> torch.device:
 # ---- the loop over checks ----
 
 def grade(exercise: Exercise, session: Session, load: dict, *, device, secret: str, policy: Policy,
-          only: list[str] | None = None, progress=None) -> list[CheckResult]:
+          only: list[str] | None = None, progress=None, prepared: dict | None = None) -> list[CheckResult]:
     """Run ``exercise``'s checks against the worker behind ``session``; never raises for bad code."""
-    ctx = GradeContext(exercise, session, torch.device(device), secret, policy)
+    ctx = GradeContext(exercise, session, torch.device(device), secret, policy, prepared=prepared or {})
     checks = [c for c in exercise.checks if only is None or c.id in only]
     results = []
     with warnings.catch_warnings():
@@ -483,6 +484,46 @@ _SETTINGS_HINT = ("leave thread counts, matmul precision (TF32), cuDNN flags, gr
                   "they are")
 
 
+# ---- the judge's own process ----
+
+_continued = [0]
+
+
+def _on_continue(signum, frame) -> None:
+    _continued[0] += 1
+
+
+def watch_stops() -> None:
+    """Count SIGCONTs: a process stopped and continued while it timed something (by another process of the same
+    user, say) has a void measurement. Signal handlers can only be set in the main thread; elsewhere nothing."""
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGCONT, _on_continue)
+
+
+def stops() -> int:
+    return _continued[0]
+
+
+def isolate_judge_caches() -> Path:
+    """Give this judge process compile caches of its own, apart from every worker's, in a fresh directory (set
+    through os.environ, which /proc/<pid>/environ does not show). Call it before the first compile."""
+    private = Path(tempfile.mkdtemp(prefix="autograder-judge-"))
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(private / "inductor")
+    os.environ["TRITON_CACHE_DIR"] = str(private / "triton")
+    return private
+
+
+def warm_judge(device) -> None:
+    """Import what the judge's own compiles need (Dynamo's backends, Inductor's code generation for ``device``)
+    by compiling a tiny function, before any worker exists: modules imported later could have been edited by
+    then."""
+    fn = torch.compile(lambda x: torch.nn.functional.gelu(x) * 2 + 1)
+    fn(torch.randn(8, device=device))
+    torch._dynamo.reset()
+
+
 # ---- grading a file ----
 
 def package_digest() -> str:
@@ -496,7 +537,7 @@ def package_digest() -> str:
 
 def grade_session(exercise: Exercise, session: Session, *, device, secret: str, policy: Policy,
                   only: list[str] | None = None, hidden: bool = False, sources: list[str] | None = None,
-                  progress=None) -> Report:
+                  progress=None, prepared: dict | None = None) -> Report:
     """Load (unless the worker is a live kernel) and grade; the hidden checks too when asked."""
     start = time.perf_counter()
     try:
@@ -511,7 +552,7 @@ def grade_session(exercise: Exercise, session: Session, *, device, secret: str, 
                              environment())
     load_s = time.perf_counter() - start
     results = grade(exercise, session, load, device=device, secret=secret, policy=policy, only=only,
-                    progress=progress)
+                    progress=progress, prepared=prepared)
     report = Report(exercise.id, results, {**environment(), "load_s": load_s}, 0.0, policy.allow_skip)
     if hidden:
         report.hidden = grade(exercise, session, load, device=device, secret=secret + HIDDEN, policy=policy,
@@ -535,12 +576,16 @@ def grade_file(exercise: Exercise, path: str | Path, *, policy: Policy | None = 
     except SubmissionError as err:
         return Report.failed(exercise, str(err), "", 0.0, policy.allow_skip, environment())
     digest_before = package_digest()
+    watch_stops()
+    # What the judge compiles and imports, it does before any worker exists: nothing the submission writes
+    # (a compile cache entry, a module file) can be there yet when the judge reads it.
+    prepared = exercise.prepare(device, secret) if exercise.prepare else {}
     with tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
         session = Session.spawn(timeout=policy.timeout, scratch=Path(scratch))
         session.timeout = policy.timeout
         try:
             report = grade_session(exercise, session, device=device, secret=secret, policy=policy, only=only,
-                                   hidden=hidden, sources=sources)
+                                   hidden=hidden, sources=sources, prepared=prepared)
         finally:
             session.close()
     report.seconds = time.perf_counter() - start

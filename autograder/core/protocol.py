@@ -65,6 +65,8 @@ class Exercise:
     baseline: str  # what the speed gate compares against, in words
     speed_gate: float = 1.5
     hints: dict[str, list[str]] = field(default_factory=dict)  # check id -> hints, revealed one at a time
+    # prepare(device, secret) -> dict: what the judge builds (and compiles) before any worker exists
+    prepare: Callable | None = None
 
     @property
     def points(self) -> int:

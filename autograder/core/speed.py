@@ -96,7 +96,9 @@ class _Runner:
         self.out_pool = self.finish_pool = None
         self.chain = Fn(timed.chain).load() if timed.chain else None
         self.views: dict = {}
-        self.rng = random.Random(ctx.seed(f"{purpose}-samples"))
+        # Timed inputs and the calls checked come from the OS's randomness, not the secret: even someone who
+        # had the secret could neither precompute a block nor know which of its calls will be checked.
+        self.rng = random.SystemRandom()
         self.first = 0.0
         self.warmup_calls = 0
         self.calls = 1
@@ -115,7 +117,7 @@ class _Runner:
     def _prepare(self, n: int):
         """Fresh inputs for ``n`` calls, one pool per argument position (a call's arguments never share
         storage, as they would not in a real caller), and NaN-poisoned output slots."""
-        gen = self.ctx.generator(f"{self.purpose}-inputs", self.blocks_run)
+        gen = torch.Generator(device=self.ctx.device).manual_seed(self.rng.getrandbits(63))
         args = [self.timed.args(gen, self.next_call + j) for j in range(n)]
         self.next_call += n
         likes = [self.timed.out_like(a) if self.timed.out_like else (a[0].shape, a[0].dtype) for a in args]
@@ -158,6 +160,9 @@ class _Runner:
     def _block(self, n: int) -> float:
         call_slots, out_slots, finish_slot, inputs_digest = self._prepare(n)
         ctx, timed = self.ctx, self.timed
+        from autograder.core.grading import stops
+
+        stopped = stops()
         synchronize(ctx.device)
         t0 = _perf_counter()
         if self.remote is not None:
@@ -182,6 +187,9 @@ class _Runner:
         seen = digest(self.out_pool.region()), digest(self.finish_pool.tensor) if self.finish_pool else ""
         seconds = _perf_counter() - t0
         self.blocks_run += 1
+        if stops() != stopped:
+            raise Inconclusive("the grading process was stopped and continued while it timed a block (by another "
+                               "process?): the measurement is void")
         if isinstance(reply.get("seconds"), float):  # the worker's own time of the block (self-reported)
             self.overhead.append(max(seconds - reply["seconds"], 0.0))
         if "error" in reply:

@@ -149,7 +149,7 @@ class JudgeEnd:
             raise WorkerGone(f"the connection closed ({type(err).__name__})") from None
         try:
             reply = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting deep enough to break the parser
             raise WorkerGone("the worker sent something that is not JSON") from None
         if not isinstance(reply, dict):
             raise WorkerGone("the worker sent a reply that is not a JSON object")

@@ -288,6 +288,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     exercise_ids = args.exercise or sorted(EXERCISES)
     args.out.mkdir(parents=True, exist_ok=True)
+    from autograder.core.grading import isolate_judge_caches, warm_judge
+
+    isolate_judge_caches()
+    warm_judge("cuda")
     raw = RawRuns(args.out, args.accumulate)
     start = time.perf_counter()
     json_path = args.out / "gpu-results.json"

@@ -209,7 +209,7 @@ EXERCISE = Exercise(
         Check("fresh_inputs", "step(x) equals model(x) for every fresh input", 2, check_fresh_inputs,
               ("make_graphed_step",), hidden=True),
         Check("outputs_stay_valid", "an output keeps its values after later calls", 2, check_outputs_stay_valid,
-              ("make_graphed_step",), hidden=True),
+              ("make_graphed_step",), hidden=True, self_reported="the kept outputs are read back by your process"),
         Check("batch_size", "another batch size raises ValueError naming the captured one", 1, check_batch_size,
               ("make_graphed_step",), self_reported="the exception's type and message"),
         Check("fresh_process", "captured by hand, warmed up: works as a new process's first CUDA work", 1,
