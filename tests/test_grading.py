@@ -119,6 +119,9 @@ def test_the_judge_never_unpickles_what_the_worker_sends():
     peer.send_bytes(json.dumps([1, 2]).encode())
     with pytest.raises(WorkerGone, match="not a JSON object"):
         end.receive(time.monotonic() + 5)
+    peer.send_bytes(b"[" * 100_000)  # nesting deep enough to break the parser
+    with pytest.raises(WorkerGone, match="not JSON"):
+        end.receive(time.monotonic() + 5)
     with pytest.raises(TimeoutError):
         end.receive(time.monotonic() + 0.1)
 

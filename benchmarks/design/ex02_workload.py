@@ -11,7 +11,6 @@ import sys
 import time
 
 import torch
-
 from autograder.models import BlockConfig, make_model, mse
 from autograder.structure import capture_compile_events
 from autograder.timing import compare

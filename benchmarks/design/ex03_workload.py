@@ -14,11 +14,10 @@ import sys
 import time
 
 import torch
-from torch._dynamo.utils import counters
-
 from autograder.models import make_mlp
 from autograder.pipeline import caches_off
 from autograder.timing import compare
+from torch._dynamo.utils import counters
 
 MODES = ["eager", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune"]
 

@@ -17,10 +17,9 @@ import math
 import sys
 
 import torch
-from torch import nn
-
 from autograder.structure import capture_compile_events
 from autograder.timing import compare
+from torch import nn
 
 log = logging.getLogger("course.ex04")
 C = math.sqrt(2.0 / math.pi)
