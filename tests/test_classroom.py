@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import classroom
+from autograder.tools import classroom
 
 REPO = Path(__file__).resolve().parent.parent
 EX = "01_eager_mode"
