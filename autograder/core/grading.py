@@ -383,6 +383,35 @@ class GradeContext:
             self.drop_pools(mark)
         return len(cases)
 
+    def outputs_stay_valid(self, fn: Ref, reference, make_x, tol: Tolerance, name: str, hint: str,
+                           window: tuple[int, int]) -> int:
+        """Call ``fn`` on a number of fresh inputs drawn from the secret within ``window``, keeping every output
+        in the worker; then read each back (through the worker: self-reported) and compare it with the judge's
+        reference. Returns the number of calls."""
+        gen = torch.Generator().manual_seed(self.seed("stay-valid-calls"))
+        calls = int(torch.randint(window[0], window[1] + 1, (), generator=gen))
+        kept = []
+        with torch.no_grad():
+            for i in range(calls):
+                x = make_x(i)
+                slot, = self.put([x])
+                kept.append((self.call(fn, slot, no_grad=True, what=f"{name} (call {i + 1})"), reference(x)))
+            for j, (out, expected) in enumerate(kept):
+                later = calls - j - 1
+                into, = self.out_slots([expected.shape])
+                try:  # CUDAGraph Trees refuse to read an output they have overwritten
+                    self.session.invoke(Fn("autograder.core.blocks:same"), out.ref, into=into, keep=False,
+                                        device=self.device)
+                except RemoteError as err:
+                    raise CheckFailed(f"the output of call {j + 1}, read after {later} later calls, cannot be read: "
+                                      f"{err.describe()}", hint) from None
+                try:
+                    check_outputs(self.view(into).clone(), expected, tol, f"the output of call {j + 1}")
+                except CheckFailed as err:
+                    raise CheckFailed(f"{err.reason}, read after {later} later calls: it no longer holds its own "
+                                      "values", hint) from None
+        return calls
+
     def drop_pools(self, since: int = 0) -> None:
         """Forget shared memory on both sides: every pool made after the first ``since``."""
         dropped = self.pools[since:]

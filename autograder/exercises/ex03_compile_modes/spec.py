@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import torch
 
-from autograder.core.correctness import check_outputs
 from autograder.core.grading import GradeContext
 from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
 from autograder.core.speed import Timed, speed_check
@@ -109,30 +108,8 @@ def check_correct(ctx: GradeContext):
 def check_stay_valid(ctx: GradeContext):
     """A serving loop keeps results while it computes the next batches: every output must keep its values."""
     _, predict = _predictor(ctx)
-    reference = _reference(ctx)
-    gen = torch.Generator().manual_seed(ctx.seed("stay-valid-calls"))
-    calls = int(torch.randint(STAY_VALID_CALLS[0], STAY_VALID_CALLS[1] + 1, (), generator=gen))
-    kept = []
-    with torch.no_grad():
-        for i in range(calls):
-            x = _x(ctx, "stay-valid", i)
-            slot, = ctx.put([x])
-            out = ctx.call(predict.ref, slot, no_grad=True, what=f"predict (call {i + 1})")
-            kept.append((out, reference(x)))
-        for j, (out, expected) in enumerate(kept):
-            into, = ctx.out_slots([expected.shape])
-            try:
-                ctx.session.invoke(Fn("autograder.core.blocks:same"), out.ref, into=into, keep=False,
-                                   device=ctx.device)
-            except Exception as err:  # CUDAGraph Trees refuse to read an output they have overwritten
-                raise CheckFailed(f"the output of call {j + 1}, read after {calls - j - 1} later calls, cannot be "
-                                  f"read: {str(err).splitlines()[0] if str(err) else type(err).__name__}",
-                                  _CLONE_HINT) from None
-            try:
-                check_outputs(ctx.view(into).clone(), expected, TOL, f"the output of call {j + 1}")
-            except CheckFailed as err:
-                raise CheckFailed(f"{err.reason}, read after {calls - j - 1} later calls: it no longer holds its "
-                                  "own values", _CLONE_HINT) from None
+    calls = ctx.outputs_stay_valid(predict.ref, _reference(ctx), lambda i: _x(ctx, "stay-valid", i), TOL, "predict",
+                                   _CLONE_HINT, STAY_VALID_CALLS)
     return f"all {calls} outputs kept their values while later calls ran"
 
 

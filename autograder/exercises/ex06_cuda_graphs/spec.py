@@ -89,23 +89,8 @@ def check_fresh_inputs(ctx: GradeContext):
 
 def check_outputs_stay_valid(ctx: GradeContext):
     step = _step(ctx)
-    reference = _reference(ctx)
-    gen = torch.Generator().manual_seed(ctx.seed("stay-valid-calls"))
-    calls = int(torch.randint(STAY_VALID_CALLS[0], STAY_VALID_CALLS[1] + 1, (), generator=gen))
-    kept = []
-    with torch.no_grad():
-        for i in range(calls):
-            x = _x(ctx, "stay-valid", i)
-            slot, = ctx.put([x])
-            kept.append((ctx.call(step.ref, slot, no_grad=True, what=f"step (call {i + 1})"), reference(x)))
-        for j, (out, expected) in enumerate(kept):
-            into, = ctx.out_slots([expected.shape])
-            ctx.call(Fn("autograder.core.blocks:same"), out.ref, into=into, keep=False, what="reading an output")
-            try:
-                check_outputs(ctx.view(into).clone(), expected, TOL, f"the output of call {j + 1}")
-            except CheckFailed as err:
-                raise CheckFailed(f"{err.reason}, read after {calls - j - 1} later calls: it no longer holds its own "
-                                  "values", _CLONE_HINT) from None
+    calls = ctx.outputs_stay_valid(step.ref, _reference(ctx), lambda i: _x(ctx, "stay-valid", i), TOL, "step",
+                                   _CLONE_HINT, STAY_VALID_CALLS)
     return f"each of {calls} outputs still held its own values after all later calls"
 
 
