@@ -33,6 +33,7 @@ class LiveRequest:
 
 def grade_live(request: LiveRequest, namespace: dict, progress=None) -> Report:
     """Serve a judge process on ``namespace`` and return its report (kernel side)."""
+    import tempfile
     from multiprocessing.connection import Connection
 
     from autograder.core.grading import worker_env
@@ -46,9 +47,12 @@ def grade_live(request: LiveRequest, namespace: dict, progress=None) -> Report:
     for name in ("COURSE_GRADING_SECRET", "COURSE_PROGRESS_FILE"):
         if name in os.environ:
             env[name] = os.environ[name]
+    # The judge's output goes to a file, not a pipe: a daemon it starts (torch's shared-memory manager) inherits
+    # its stdout and would keep a pipe open long after the judge is gone.
+    log = tempfile.TemporaryFile(mode="w+")
     judge = subprocess.Popen([sys.executable, "-m", "autograder.live", str(theirs.fileno())],
-                             pass_fds=[theirs.fileno()], env=env, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                             pass_fds=[theirs.fileno()], env=env, stdin=subprocess.PIPE, stdout=log,
+                             stderr=subprocess.STDOUT, text=True)
     theirs.close()
     judge.stdin.write(json.dumps(asdict(request)))
     judge.stdin.close()
@@ -58,11 +62,12 @@ def grade_live(request: LiveRequest, namespace: dict, progress=None) -> Report:
         result = worker.serve(WorkerEnd(Connection(ours.detach())))
     finally:
         try:
-            output = judge.stdout.read()
             judge.wait(timeout=60)
         except subprocess.TimeoutExpired:
             judge.kill()
-            output = ""
+        log.seek(0)
+        output = log.read()
+        log.close()
     if not isinstance(result, str):
         tail = "\n".join((output or "").strip().splitlines()[-8:])
         raise RuntimeError(f"the grader's judge process ended without a report (exit code {judge.returncode}):\n"

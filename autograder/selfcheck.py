@@ -52,9 +52,12 @@ def _grade_file_in_judge(exercise_id: str, path: Path) -> Report:
         args = [sys.executable, "-m", "autograder", "grade", exercise_id, str(path), "--json", str(out), "--hidden",
                 "--timeout", str(timeout)] + (["--allow-skip"] if skip_allowed() else [])
         env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
-        done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout + 120)
+        log = Path(scratch) / "judge.log"
+        with open(log, "w") as output:  # a file, not a pipe: daemons the judge starts inherit its stdout
+            done = subprocess.run(args, env=env, stdout=output, stderr=subprocess.STDOUT, text=True,
+                                  timeout=timeout + 120)
         if not out.exists():
-            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-8:])
+            tail = "\n".join(log.read_text(errors="replace").strip().splitlines()[-8:])
             raise RuntimeError(f"the grader ended without a report (exit code {done.returncode}):\n{tail}")
         return Report.from_json(out.read_text())
 

@@ -128,6 +128,7 @@ def test_the_judge_never_unpickles_what_the_worker_sends():
 
 def test_a_digest_changes_with_any_write_and_reads_every_byte():
     pool = Pool(1000, torch.float32, "cpu")
+    pool.unlink()
     pool.tensor.normal_()
     before = digest(pool.tensor)
     pool.tensor[999] += 1

@@ -210,7 +210,10 @@ class Session:
 
     def share(self, pool: Pool) -> None:
         if pool.id not in self.shared:
-            self.call("pool", id=pool.id, tensor=pool.tensor)
+            try:
+                self.call("pool", id=pool.id, tensor=pool.shareable())
+            finally:
+                pool.unlink()
             self.shared[pool.id] = pool
 
     def release(self, *refs: Ref) -> None:

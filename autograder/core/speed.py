@@ -112,6 +112,7 @@ class _Runner:
         if self.remote is not None:
             self.ctx.pools.append(pool)
             self.ctx.session.share(pool)
+        pool.unlink()  # mapped where it is needed: the file can go
         return pool
 
     def _prepare(self, n: int):

@@ -2,9 +2,9 @@
 
 One socket, two directions that are not alike:
 
-* judge -> worker: pickled requests. Tensors travel as shared memory (CUDA IPC on a GPU, a shared-memory
-  file on a CPU) through torch's multiprocessing reductions: the judge's pools of input and output slots
-  are mapped once into the worker, which reads its inputs from them and writes its outputs into them.
+* judge -> worker: pickled requests. The judge's pools of input and output slots are mapped once into the
+  worker (CUDA IPC through torch's multiprocessing reductions on a GPU; a file in /dev/shm that both map on a
+  CPU, unlinked as soon as the worker has it), which reads its inputs from them and writes its outputs into them.
   The worker trusts the judge, so unpickling is fine there.
 * worker -> judge: JSON only. The judge never unpickles anything the worker sends (a pickle can run code),
   and reads the worker's results out of its own memory.
@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import pickle
 import select
+import tempfile
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -32,9 +34,22 @@ MAX_REPLY_BYTES = 16 * 2**20  # a reply is a few numbers and messages; a bigger 
 
 
 def use_shared_memory_files() -> None:
-    """CPU tensors travel as named shared-memory files (no file descriptors to pass between unrelated
-    processes). Called on both sides before any tensor is sent."""
-    torch_mp.set_sharing_strategy("file_system")
+    """Register torch's reductions (CUDA IPC) with the pickler used for requests. CPU pools do not go through
+    them (see Pool): torch's file-system strategy would start a shared-memory daemon that outlives a grading and
+    holds its parent's stdout open."""
+    assert torch_mp is not None
+
+
+@dataclass(frozen=True)
+class SharedFile:
+    """A CPU pool as the worker maps it: a file both processes map (torch.from_file, shared)."""
+
+    path: str
+    numel: int
+    dtype: str
+
+    def open(self) -> torch.Tensor:
+        return torch.from_file(self.path, shared=True, size=self.numel, dtype=getattr(torch, self.dtype))
 
 
 @dataclass(frozen=True)
@@ -88,10 +103,31 @@ class Pool:
 
     def __init__(self, numel: int, dtype: torch.dtype, device: torch.device | str):
         self.id = next(Pool._ids)
-        self.tensor = torch.empty(max(numel, 1), dtype=dtype, device=device)
-        if self.tensor.device.type == "cpu":
-            self.tensor.share_memory_()
+        numel = max(numel, 1)
+        self.path = None
+        if torch.device(device).type == "cpu":
+            shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+            fd, self.path = tempfile.mkstemp(prefix="autograder-pool-", dir=shm)
+            os.ftruncate(fd, numel * torch.empty((), dtype=dtype).element_size())
+            os.close(fd)
+            self.tensor = torch.from_file(self.path, shared=True, size=numel, dtype=dtype)
+        else:
+            self.tensor = torch.empty(numel, dtype=dtype, device=device)
         self.used = 0
+
+    def shareable(self):
+        """What a request carries to map this pool in the worker."""
+        if self.path is None:
+            return self.tensor
+        return SharedFile(self.path, self.numel, str(self.tensor.dtype).removeprefix("torch."))
+
+    def unlink(self) -> None:
+        """Remove the file once every process that needs it has mapped it (the memory lives on until unmapped)."""
+        if self.path is not None:
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass
 
     @property
     def numel(self) -> int:

@@ -22,7 +22,7 @@ from autograder.core.blocks import OutputError, copy_output, describe, run_block
 from autograder.core.compile_events import capture_compile_events
 from autograder.core.submission import SUBMISSION_FILE, SubmissionError, load_namespace
 from autograder.core.timing import synchronize
-from autograder.core.wire import Entry, Fn, Ref, Slot, WorkerEnd, use_shared_memory_files, view
+from autograder.core.wire import Entry, Fn, Ref, SharedFile, Slot, WorkerEnd, use_shared_memory_files, view
 
 _END: WorkerEnd | None = None  # the connection, for workloads that wait on the judge (ask_judge)
 _SERVING: Worker | None = None
@@ -156,7 +156,8 @@ class Worker:
                 "threads": [] if self.live else submission_threads()}
 
     def op_pool(self, msg):
-        self.pools[msg["id"]] = msg["tensor"]
+        shared = msg["tensor"]
+        self.pools[msg["id"]] = shared.open() if isinstance(shared, SharedFile) else shared
         return {}
 
     def op_invoke(self, msg):
