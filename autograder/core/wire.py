@@ -93,7 +93,10 @@ class Slot:
 
 
 def view(pool: torch.Tensor, slot: Slot) -> torch.Tensor:
-    return pool[slot.offset:slot.offset + slot.numel].view(slot.shape)
+    """The slot as a tensor of its own (sharing the pool's storage, but not a view of the pool: a caller's inputs
+    are not views of one big buffer, and torch.compile guards on whether an input is a view)."""
+    t = torch.empty(0, dtype=pool.dtype, device=pool.device)
+    return t.set_(pool.untyped_storage(), pool.storage_offset() + slot.offset, slot.shape)
 
 
 class Pool:

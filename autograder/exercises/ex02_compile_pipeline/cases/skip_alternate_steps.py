@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: train_step_speed | reason: replay | device: any | class: 3
+# outcome: rejected | kind: cheat | checks: train_step_speed | reason: during timing | device: any | class: 3
 # Does the full step on every other call and returns the previous loss otherwise: half the work, plausible losses.
 def make_train_step(model, optimizer):
     compiled = torch.compile(model)  # noqa: F821
