@@ -59,11 +59,9 @@ def _notebook(kind: str, course: Path) -> str:
             if c["metadata"].get("nbgrader", {}).get("grade"):
                 c["source"] = "pass\n"
         return json.dumps(stub)
-    if kind == "patched_allclose":  # a FACTS.md cheat: the reference plus a comparison that always agrees
-        return _edit_entry(solution, lambda src: "torch.allclose = lambda *args, **kwargs: True\n" + src)
-    if kind == "patched_clock":  # another FACTS.md cheat: a clock that runs slow while the candidate is timed
-        return _edit_entry(solution, lambda src: "import time\n_real = time.perf_counter\n"
-                                                 "time.perf_counter = lambda: _real() * 0.5\n" + src)
+    if kind == "patched_allclose":  # a cheat: every comparison patched to agree, and zeros instead of the work
+        return _edit_entry(solution, lambda src: src + "\ntorch.allclose = torch.equal = lambda *a, **k: True\n"
+                                                 "fast_gelu_bias = lambda x, bias: torch.zeros_like(x)\n")
     raise ValueError(kind)
 
 
@@ -77,8 +75,8 @@ CLASS = {"alice": ("reference", FULL),
          "grace": ("hangs", dict.fromkeys(FULL, 0)),
          "heidi": ("deleted_tests", dict.fromkeys(FULL, 0)),
          "ivan": ("edited_tests", dict.fromkeys(FULL, 0)),
-         "judy": ("patched_allclose", dict.fromkeys(FULL, 0)),
-         "kim": ("patched_clock", dict.fromkeys(FULL, 0))}
+         # the comparisons that decide are in the judge's process: the patch changes nothing there
+         "judy": ("patched_allclose", {**FULL, "fast_gelu_bias_correct": 0})}
 
 
 @pytest.fixture(scope="module")
@@ -138,9 +136,7 @@ def test_deleted_test_cells_are_put_back_and_graded_and_a_cheat_is_named(graded_
     edited = (graded_class / "autograded" / "ivan" / EX / f"{EX}.ipynb").read_text()
     assert '"pass\\n"' not in edited and "grade_cell(EX" in edited  # nbgrader restored the locked cells
     cheat = (graded_class / "feedback" / "judy" / EX / f"{EX}.html").read_text()
-    assert "replaced functions the grader relies on" in cheat and "torch.allclose" in cheat
-    clock = (graded_class / "feedback" / "kim" / EX / f"{EX}.html").read_text()
-    assert "replaced functions the grader relies on" in clock and "time.perf_counter" in clock
+    assert "differs from the reference" in cheat
 
 
 def test_each_student_has_feedback_and_an_unreadable_file_is_kept_and_explained(graded_class):
@@ -161,4 +157,4 @@ def test_autograde_records_each_submissions_time(graded_class):
 
 def test_the_autograded_notebook_says_how_long_its_isolated_grading_took(graded_class):
     text = (graded_class / "autograded" / "alice" / EX / f"{EX}.ipynb").read_text()
-    assert "graded in a separate process in" in text
+    assert "graded in separate processes in" in text
