@@ -30,7 +30,7 @@ def _attempt(folder: Path) -> Path:
     """The student version of exercise 04 with a wrong FixedBlock (one branch only) filled in and the graded
     test cells left out (in JupyterLab an error stops Run All), ending with the result-card cell."""
     nb = json.loads((REPO / "exercises" / EX / f"{EX}.ipynb").read_text())
-    wrong = (REPO / "autograder" / "exercises" / "submissions" / EX / "one_branch.py").read_text()
+    wrong = (REPO / "autograder" / "exercises" / "ex04_graph_breaks" / "cases" / "one_branch.py").read_text()
     cells = []
     for cell in nb["cells"]:
         meta = cell["metadata"].get("nbgrader", {})
