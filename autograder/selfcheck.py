@@ -1,10 +1,11 @@
 """What the exercise notebooks call: graded test cells and the self-check result card.
 
-* ``grade_cell(EXERCISE, CHECK, globals())`` in each graded test cell. Under ``nbgrader autograde``
-  (``NBGRADER_EXECUTION=autograde``) it has the submitted notebook file graded by a separate judge process
-  (``python -m autograder grade``), once per notebook, and reports this cell's check; elsewhere (self-study,
-  ``nbgrader validate``, papermill) a judge process grades the live functions of this kernel
-  (:mod:`autograder.live`), once per set of definitions. It raises on failure, so nbgrader and papermill see it.
+* ``grade_cell(EXERCISE, CHECK, globals())`` in each graded test cell. In the classroom's feedback run
+  (``COURSE_REPORT_DIR`` set) it only shows the trusted report made outside the kernel. Under a plain
+  ``nbgrader autograde`` (``NBGRADER_EXECUTION=autograde``) it has the submitted notebook file graded by a
+  separate judge process (``python -m autograder grade``), once per notebook, and reports this cell's check;
+  elsewhere (self-study, ``nbgrader validate``, papermill) a judge process grades the live functions of this
+  kernel (:mod:`autograder.live`), once per set of definitions. It raises on failure, so nbgrader and papermill see it.
 * ``check(EXERCISE, globals())`` grades everything and shows a result card.
 """
 
@@ -21,6 +22,7 @@ from autograder.exercises import get_exercise
 from autograder.live import LiveRequest, grade_live
 
 SKIP_ENV = "COURSE_ALLOW_SKIP"  # CI sets it: speed checks that need a GPU may be skipped on a CPU
+REPORT_ENV = "COURSE_REPORT_DIR"  # classroom feedback runs: where the trusted reports are (read-only)
 _cache: dict = {}
 
 
@@ -66,6 +68,17 @@ def report_for(exercise_id: str, namespace: dict, progress=None) -> Report:
     """Grade once per notebook (autograde) or per set of definitions (live), then reuse the report."""
     if os.environ.get("AUTOGRADER_WORKER"):
         raise RuntimeError("a graded test cell ran inside the grader: the notebook's test cells were altered")
+    if _nbgrader_autograde() and os.environ.get(REPORT_ENV):
+        # The classroom path: the trusted grading already ran outside this kernel; its report is only shown
+        # here. The score is recorded from that report, never from this kernel's cells.
+        path = Path(os.environ[REPORT_ENV]) / f"{exercise_id}.json"
+        if not path.exists():
+            raise RuntimeError(f"no trusted report at {path}: the classroom grading did not produce one")
+        if ("shown", str(path)) not in _cache:
+            _cache[("shown", str(path))] = report = Report.from_json(path.read_text())
+            print(f"(your notebook was graded in separate processes in {report.seconds:.1f} s, "
+                  f"{report.environment.get('sandbox', 'sandbox not recorded')}; these cells show that grading)")
+        return _cache[("shown", str(path))]
     if _nbgrader_autograde():
         path = Path.cwd() / f"{exercise_id}.ipynb"
         key = ("file", str(path), path.stat().st_mtime if path.exists() else None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import torch
 
@@ -24,8 +25,13 @@ HIDDEN = "|hidden"  # appended to the secret for nbgrader's hidden tests: a seco
 
 
 def grading_secret() -> str:
-    """The instructor's secret (environment variable), or the public self-study one."""
-    return os.environ.get(SECRET_ENV) or PUBLIC_SECRET
+    """The instructor's secret: the environment variable, or the file ``COURSE_GRADING_SECRET_FILE`` names (a
+    0600 file, so that no environment that runs student code needs it), or the public self-study one."""
+    if os.environ.get(SECRET_ENV):
+        return os.environ[SECRET_ENV]
+    if os.environ.get(SECRET_ENV + "_FILE"):
+        return Path(os.environ[SECRET_ENV + "_FILE"]).read_text().strip() or PUBLIC_SECRET
+    return PUBLIC_SECRET
 
 
 def seed_for(exercise: str, purpose: str, index: int, secret: str) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import torch
 
+from autograder.core import sandbox
 from autograder.core.compile_events import CompileEvents
 from autograder.core.correctness import HIDDEN, check_outputs, generator, grading_secret, seed_for
 from autograder.core.protocol import (
@@ -120,6 +122,23 @@ def worker_env() -> dict:
     return env
 
 
+def sandboxed_worker(argv: list[str], env: dict, scratch: Path) -> tuple[list[str], dict]:
+    """The worker's command line and environment inside the sandbox (see core.sandbox): it may write only its
+    scratch, where its compile caches start as a copy of the warm worker cache (so nothing it writes reaches
+    another grading). Unchanged where the sandbox is off."""
+    if sandbox.mode() == "none":
+        return argv, env
+    cache = scratch / "cache"
+    if worker_cache().is_dir():
+        shutil.copytree(worker_cache(), cache, symlinks=True, ignore_dangling_symlinks=True, dirs_exist_ok=True)
+    env = {**env, "TORCHINDUCTOR_CACHE_DIR": str(cache / "inductor"), "TRITON_CACHE_DIR": str(cache / "triton")}
+    gpu = torch.cuda.is_available()
+    # The judge pauses and kills the worker by process group (no new session). On a GPU the worker keeps the
+    # host's PID namespace: CUDA IPC with the judge is not verified across PID namespaces yet.
+    return sandbox.wrap(argv, writable=[scratch], cwd=scratch, gpu=gpu, own_pids=not gpu, share_shm=True,
+                        new_session=False), env
+
+
 class Session:
     """The judge's handle on one worker: requests with deadlines, the worker's self-reports, and (for a worker
     process it started) pausing it while the baseline is timed and killing its whole process group at the end."""
@@ -140,9 +159,10 @@ class Session:
         use_shared_memory_files()
         ours, theirs = socket.socketpair()
         log = scratch / "worker.log"
+        argv, env = sandboxed_worker([sys.executable, "-m", "autograder.core.worker", str(theirs.fileno())],
+                                     worker_env(), scratch)
         with open(log, "wb") as out:
-            process = subprocess.Popen([sys.executable, "-m", "autograder.core.worker", str(theirs.fileno())],
-                                       pass_fds=[theirs.fileno()], env=worker_env(), cwd=scratch,
+            process = subprocess.Popen(argv, pass_fds=[theirs.fileno()], env=env, cwd=scratch,
                                        start_new_session=True, stdin=subprocess.DEVNULL, stdout=out,
                                        stderr=subprocess.STDOUT)
         theirs.close()
@@ -621,6 +641,7 @@ def grade_file(exercise: Exercise, path: str | Path, *, policy: Policy | None = 
         finally:
             session.close()
     report.seconds = time.perf_counter() - start
+    report.environment["sandbox"] = sandbox.describe()
     if package_digest() != digest_before:
         return Report.failed(exercise, "the submission modified the grader's own files; all checks fail",
                              "never write to the course's autograder/ folder", report.seconds, policy.allow_skip,

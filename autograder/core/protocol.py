@@ -143,6 +143,18 @@ class Report:
                 return r
         raise KeyError(f"the grading did not run the hidden test of {check_id}")
 
+    def cell_score(self, check: Check) -> float:
+        """The points nbgrader records for ``check``'s graded cell: all of them when the check passed and so did
+        its hidden test (a skip counts only where skipping was allowed), else none."""
+        allowed = {PASSED, SKIPPED} if self.skip_allowed else {PASSED}
+        try:
+            ok = self.result(check.id).status in allowed
+            if check.hidden:
+                ok = ok and self.hidden_result(check.id).status in allowed
+        except KeyError:  # a check (or its hidden test) the report does not have: not passed
+            return 0.0
+        return float(check.points) if ok else 0.0
+
     def lines(self) -> list[str]:
         head = f"{self.exercise}: {self.points:g}/{self.max_points} points in {self.seconds:.1f} s"
         return [head] + [r.line() for r in self.results]

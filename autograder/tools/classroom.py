@@ -17,14 +17,19 @@ from __future__ import annotations
 
 import argparse
 import csv
-import re
+import json
+import os
+import queue
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from autograder.tools.grade_student import RESULT
 from autograder.tools.paths import REPO
-from autograder.tools.release import generate, nbgrader_command, run_nbgrader
+from autograder.tools.record import record
+from autograder.tools.release import generate, run_nbgrader
 
 
 def submitted_assignments(course: Path) -> list[str]:
@@ -62,51 +67,74 @@ def quarantine_unreadable(course: Path) -> list[Path]:
     return replaced
 
 
-def autograde(course: Path) -> list[str]:
-    """Autograde every submitted assignment, one nbgrader run per assignment; nbgrader's log streams through,
-    and each submission's wall time is printed and written to autograded/timings.csv."""
+def autograde(course: Path, workers: int = 1, results: Path | None = None) -> dict:
+    """Grade every student in submitted/ (one unit per student, ``workers`` at a time, each on its own GPU and
+    cores where there are several), then record them all into the gradebook with the one writer. Each unit's
+    wall time is printed and written to autograded/timings.csv."""
     for path in quarantine_unreadable(course):
         print(f"unreadable submission replaced by a zero-scoring notebook with a message: {path}")
-    done, timings = [], []
-    for name in submitted_assignments(course):
-        timings += _autograde_timed(course, name)
-        done.append(name)
-    if timings:
-        out = course / "autograded" / "timings.csv"
-        with out.open("w", newline="") as f:
-            csv.writer(f).writerows([("student", "assignment", "seconds")] + timings)
-        per_student: dict[str, float] = {}
-        for student, _, seconds in timings:
-            per_student[student] = per_student.get(student, 0.0) + seconds
-        print("seconds per student (all their assignments): "
-              + ", ".join(f"{s} {t:.0f}" for s, t in sorted(per_student.items())) + f"; written to {out}")
-    return done
+    results = results or course / "results"
+    results.mkdir(exist_ok=True)
+    students = sorted(p.name for p in (course / "submitted").iterdir() if p.is_dir())
+    fan_out(course, students, results, workers)
+    summary = record(course, results)
+    timings = []
+    for student in students:
+        done = results / student / RESULT
+        if done.exists():
+            for name, row in json.loads(done.read_text())["assignments"].items():
+                timings.append((student, name, row["seconds"]))
+    out = course / "autograded" / "timings.csv"
+    with out.open("w", newline="") as f:
+        csv.writer(f).writerows([("student", "assignment", "seconds")] + timings)
+    print(f"{len(students)} students, {workers} at a time; timings in {out}")
+    return summary
 
 
-def _autograde_timed(course: Path, name: str) -> list[tuple[str, str, float]]:
-    """``nbgrader autograde NAME`` with its log streamed; a submission's time runs from nbgrader's
-    "Sanitizing" line for it to the next one (or to the end): the kernel, the isolated grading, the gradebook."""
-    cmd, env = nbgrader_command(course, "autograde", name, "--create", "--force")
-    proc = subprocess.Popen(cmd, cwd=course, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    timings, current, started, lines = [], None, 0.0, []
-    pattern = re.compile(r"Sanitizing .*[/\\]submitted[/\\]([^/\\]+)[/\\]")
-    for line in proc.stdout:
-        print(line, end="", flush=True)
-        lines.append(line)
-        match = pattern.search(line)
-        if match:
-            now = time.perf_counter()
-            if current:
-                timings.append((current, name, round(now - started, 1)))
-            current, started = match.group(1), now
-    proc.wait()
-    if current:
-        timings.append((current, name, round(time.perf_counter() - started, 1)))
-    for student, _, seconds in timings:
-        print(f"autograded {student}/{name} in {seconds:.1f} s", flush=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"nbgrader autograde {name} failed (exit {proc.returncode}):\n{''.join(lines[-40:])}")
-    return timings
+def slots(workers: int) -> list[dict]:
+    """Per concurrent unit: its GPU (where there are enough) and its share of this process's cores."""
+    import torch
+
+    cores = sorted(os.sched_getaffinity(0))
+    per = max(1, len(cores) // workers)
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    out = []
+    for i in range(workers):
+        mine = cores[i * per:(i + 1) * per] or cores
+        env = {"TORCHINDUCTOR_COMPILE_THREADS": str(len(mine)), "OMP_NUM_THREADS": str(len(mine))}
+        if gpus >= workers:
+            env["CUDA_VISIBLE_DEVICES"] = str(i)
+        out.append({"cores": mine, "env": env})
+    return out
+
+
+def fan_out(course: Path, students: list[str], results: Path, workers: int, retries: int = 1) -> None:
+    """Run one grading unit per student, ``workers`` at a time; a unit that ends without its result (killed, a
+    lost node) is run again up to ``retries`` times, then left for the record step to report."""
+    free: queue.Queue = queue.Queue()
+    for s in slots(workers):
+        free.put(s)
+
+    def unit(student: str) -> None:
+        slot = free.get()
+        try:
+            for attempt in range(retries + 1):
+                start = time.perf_counter()
+                cmd = [sys.executable, "-m", "autograder.tools.grade_student", "--course", str(course),
+                       "--student", student, "--results", str(results)]
+                done = subprocess.run(cmd, env={**os.environ, **slot["env"]}, capture_output=True, text=True,
+                                      preexec_fn=lambda: os.sched_setaffinity(0, slot["cores"]))
+                print(f"[{student}] {done.stdout.strip()} ({time.perf_counter() - start:.1f} s, cores "
+                      f"{slot['cores'][0]}-{slot['cores'][-1]})", flush=True)
+                if done.returncode == 0 and (results / student / RESULT).exists():
+                    return
+                print(f"[{student}] attempt {attempt + 1} ended without a result (exit {done.returncode}): "
+                      f"{done.stderr.strip()[-500:]}", flush=True)
+        finally:
+            free.put(slot)
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(unit, students))
 
 
 def feedback(course: Path) -> list[Path]:
@@ -139,9 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.tools.classroom", description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["release", "autograde", "feedback", "grades"])
     parser.add_argument("--course", type=Path, default=REPO)
+    parser.add_argument("--workers", type=int, default=1, help="autograde: students graded at a time (one per GPU)")
     args = parser.parse_args(argv)
     course = args.course.resolve()
-    result = {"release": release, "autograde": autograde, "feedback": feedback, "grades": grades}[args.command](course)
+    if args.command == "autograde":
+        summary = autograde(course, workers=args.workers)
+        return 1 if summary["failed"] else 0
+    result = {"release": release, "feedback": feedback, "grades": grades}[args.command](course)
     for item in result if isinstance(result, list) else [result]:
         print(item)
     return 0

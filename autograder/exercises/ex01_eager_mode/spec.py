@@ -17,7 +17,7 @@ import torch
 from autograder.core.grading import GradeContext
 from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
 from autograder.core.speed import Timed, drain_gpu, speed_check
-from autograder.core.timing import _perf_counter, measure
+from autograder.core.timing import MIN_BLOCK_S, _perf_counter, measure
 from autograder.core.wire import Entry, Fn
 from autograder.exercises.ex01_eager_mode.workload import SIZES, gelu_bias_chain, matmul_workload
 
@@ -160,7 +160,9 @@ def check_fast_speed(ctx: GradeContext):
     numel = shape[0] * shape[1]
     timed = Timed(args=lambda gen, i: _inputs(gen, shape, ctx.device), tol=TOL,
                   # read x and bias, write the output, copy it out (read + write): the fewest bytes per call
-                  bytes_per_call=(4 * numel + shape[1]) * 4)
+                  bytes_per_call=(4 * numel + shape[1]) * 4,
+                  # each call's input is its own 256 MB at GPU size: short blocks keep the pools in memory
+                  min_block_s=MIN_BLOCK_S)
     return speed_check(ctx, gelu_bias_chain, Entry("fast_gelu_bias"), timed, name="fast_gelu_bias")
 
 

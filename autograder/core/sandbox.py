@@ -1,0 +1,120 @@
+"""Processes that run a submission's code, inside bubblewrap (``bwrap``): an existing tool made for this.
+
+What such a process sees: the system's programs and libraries read-only, this Python and the grader's package
+read-only, the paths its caller names (a private writable scratch, one student's files), a private ``/tmp`` and
+home, no network (its own network namespace, loopback only). It dies with the process that started it
+(``--die-with-parent``); with ``own_pids`` it also has its own PID namespace, so nothing it forks outlives it.
+What it does not see: the course folder, the gradebook, other students' submissions, the grading secret (its
+environment is the caller's, and callers pass the secret to no process they wrap).
+
+``COURSE_SANDBOX`` picks the mode: ``bwrap`` (required: fail if bubblewrap cannot run), ``none`` (off, said so
+in every report), unset or ``auto`` (bubblewrap where it runs, else off, said so).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+MODE_ENV = "COURSE_SANDBOX"
+PACKAGE = Path(__file__).resolve().parent.parent  # the autograder package: read-only inside
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/sys")
+
+
+class SandboxUnavailable(RuntimeError):
+    pass
+
+
+@functools.cache
+def _working_bwrap() -> tuple[str | None, str]:
+    """(path to a bwrap that runs here, why not)."""
+    found = shutil.which("bwrap")
+    if not found:
+        return None, "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    probe = [found, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid",
+             "--die-with-parent", "true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return None, f"bubblewrap did not run: {err}"
+    if done.returncode != 0:
+        return None, f"bubblewrap cannot create namespaces here: {done.stderr.strip()[:200]}"
+    return found, ""
+
+
+def mode() -> str:
+    """'bwrap' or 'none' for this machine and setting; raises SandboxUnavailable when bwrap is required."""
+    wanted = os.environ.get(MODE_ENV, "auto").strip().lower() or "auto"
+    if wanted not in ("auto", "bwrap", "none"):
+        raise SandboxUnavailable(f"{MODE_ENV}={wanted!r}: use bwrap, none or auto")
+    if wanted == "none":
+        return "none"
+    path, why = _working_bwrap()
+    if path:
+        return "bwrap"
+    if wanted == "bwrap":
+        raise SandboxUnavailable(f"{MODE_ENV}=bwrap, but {why}")
+    return "none"
+
+
+def describe() -> str:
+    """One line for reports and logs: is student code sandboxed here, and if not, why."""
+    current = mode()
+    if current == "bwrap":
+        return "sandboxed (bubblewrap: no network, read-only system and course code, private scratch)"
+    why = "turned off (COURSE_SANDBOX=none)" if os.environ.get(MODE_ENV, "").lower() == "none" else _working_bwrap()[1]
+    return f"UNSANDBOXED: student code ran with this user's rights ({why})"
+
+
+def _python_roots() -> list[str]:
+    """The interpreter, its standard library and the environment's packages (a venv and its base)."""
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    roots |= {p for p in sys.path if p and os.path.isdir(p) and not p.startswith(str(PACKAGE.parent) + os.sep)
+              and p != str(PACKAGE.parent)}
+    return sorted(os.path.realpath(r) for r in roots)
+
+
+def wrap(argv: list[str], *, writable: list[Path] = (), readable: list[Path] = (), cwd: Path | None = None,
+         gpu: bool = False, own_pids: bool = True, share_shm: bool = False, new_session: bool = True) -> list[str]:
+    """``argv`` as it runs in the sandbox (unchanged when the mode is 'none').
+
+    ``writable``/``readable``: paths bound at the same place (read-write / read-only). ``gpu``: the host's
+    /dev (the GPU's device files). ``share_shm``: the host's /dev/shm (shared tensors with the judge).
+    ``own_pids``: a PID namespace of its own (kept off where CUDA IPC with a process outside is needed).
+    ``new_session``: a session of its own (no terminal to inject into; off where the caller signals the
+    process group)."""
+    if mode() == "none":
+        return list(argv)
+    bwrap, _ = _working_bwrap()
+    # --cap-drop ALL: a grader run as root would otherwise keep root's capabilities inside (and could write
+    # read-only files it can reach, or ptrace).
+    args = [bwrap, "--die-with-parent", "--cap-drop", "ALL", "--unshare-net", "--unshare-uts", "--unshare-ipc"
+            if not (gpu or share_shm) else "--unshare-uts", "--unshare-cgroup-try"]
+    if new_session:
+        args.append("--new-session")
+    if own_pids:
+        args.append("--unshare-pid")
+    for root in SYSTEM:
+        args += ["--ro-bind-try", root, root]
+    args += ["--ro-bind", "/dev/null", "/etc/shadow"] if os.path.exists("/etc/shadow") else []
+    args += ["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]
+    args += ["--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/var"]
+    if share_shm and not gpu:
+        args += ["--bind", "/dev/shm", "/dev/shm"]
+    home = os.environ.get("HOME")
+    if home and home not in ("/", "/tmp"):
+        args += ["--tmpfs", home]  # a private, empty home: no dotfiles, keys or tokens of the grader's user
+    for root in _python_roots():
+        args += ["--ro-bind", root, root]
+    args += ["--ro-bind", str(PACKAGE), str(PACKAGE)]
+    for path in readable:
+        args += ["--ro-bind", str(path), str(path)]
+    for path in writable:
+        args += ["--bind", str(path), str(path)]
+    if cwd is not None:
+        args += ["--chdir", str(cwd)]
+    return args + ["--", *argv]

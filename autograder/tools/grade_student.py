@@ -1,0 +1,152 @@
+"""One student's grading: the unit of work every fan-out runs (one student, one GPU, one process at a time).
+
+    python -m autograder.tools.grade_student --course C --student S --results R
+
+For each assignment the student submitted, in a private scratch copy (never the course folder):
+
+1. **trusted grading**: ``python -m autograder grade A notebook --hidden --json`` with the grading secret, outside
+   any notebook kernel; its worker (the student's code) runs in the sandbox. Its report is the score.
+2. **feedback run**: ``nbgrader autograde A --student S`` against a private copy of the gradebook, in the sandbox,
+   with no secret in its environment; the graded test cells only show the trusted report (``COURSE_REPORT_DIR``),
+   so the executed notebook is the student's feedback.
+
+Writes ``R/S/reports/A.json``, ``R/S/autograded/A/``, then ``R/S/result.json`` last (the sign that the unit
+finished; the files appear at once, by renaming a finished folder). Nothing is written to the gradebook: the
+record step (:mod:`autograder.tools.record`) is its only writer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from autograder.core import sandbox
+from autograder.core.correctness import SECRET_ENV
+from autograder.core.protocol import Report
+from autograder.exercises import get_exercise
+from autograder.selfcheck import REPORT_ENV, SKIP_ENV
+
+RESULT = "result.json"
+# What the feedback run (a process that runs student code) may see of the caller's environment.
+FEEDBACK_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "LD_LIBRARY_PATH",
+                "COURSE_CELL_TIMEOUT", SKIP_ENV, "TORCHINDUCTOR_COMPILE_THREADS", "OMP_NUM_THREADS")
+
+
+def submission_timeout() -> float:
+    return float(os.environ.get("COURSE_SUBMISSION_TIMEOUT", "600"))
+
+
+def trusted_grading(assignment: str, notebook: Path, out: Path, log: Path) -> Report:
+    """The judge's report on ``notebook`` (a failed report with the judge's last lines if it made none)."""
+    timeout = submission_timeout()
+    args = [sys.executable, "-m", "autograder", "grade", assignment, str(notebook), "--hidden", "--json", str(out),
+            "--timeout", str(timeout)] + (["--allow-skip"] if os.environ.get(SKIP_ENV) == "1" else [])
+    env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
+    with open(log, "w") as output:  # a file, not a pipe: nothing left running can hold it open
+        try:
+            done = subprocess.run(args, env=env, stdout=output, stderr=subprocess.STDOUT, timeout=timeout + 300)
+            code = done.returncode
+        except subprocess.TimeoutExpired:
+            code = "timeout"
+    if out.exists():
+        try:
+            return Report.from_json(out.read_text())
+        except (ValueError, TypeError, KeyError):
+            pass
+    tail = "\n".join(log.read_text(errors="replace").strip().splitlines()[-8:])
+    report = Report.failed(get_exercise(assignment), f"the grader ended without a report (exit {code}): {tail}",
+                           skip_allowed=os.environ.get(SKIP_ENV) == "1")
+    out.write_text(report.to_json())
+    return report
+
+
+def feedback_run(scratch: Path, student: str, assignment: str, reports: Path, log: Path) -> int:
+    """nbgrader autograde of one assignment in ``scratch`` (the only writable path), sandboxed, secret-free."""
+    env = {k: os.environ[k] for k in FEEDBACK_ENV if k in os.environ}
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    env[REPORT_ENV] = str(reports)
+    env["PYTHONPATH"] = str(sandbox.PACKAGE.parent)
+    cmd = [sys.executable, "-m", "nbgrader", "autograde", assignment, "--student", student, "--force",
+           f"--CourseDirectory.root={scratch}", f"--CourseDirectory.db_url=sqlite:///{scratch / 'gradebook.db'}"]
+    argv = sandbox.wrap(cmd, writable=[scratch], readable=[reports], cwd=scratch)
+    with open(log, "w") as output:
+        try:
+            return subprocess.run(argv, cwd=scratch, env=env, stdout=output, stderr=subprocess.STDOUT,
+                                  timeout=submission_timeout() + 600).returncode
+        except subprocess.TimeoutExpired:
+            return -1
+
+
+def slot() -> dict:
+    """Where this unit ran: for a disputed grade, regrade on the same kind of slot."""
+    import torch
+
+    gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None
+    return {"host": socket.gethostname(), "gpu": gpu, "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+            "cpus": sorted(os.sched_getaffinity(0)), "torch": torch.__version__, "sandbox": sandbox.describe()}
+
+
+def grade_student(course: Path, student: str, results: Path) -> dict:
+    """Grade every assignment ``student`` submitted under ``course``; return (and write) the unit's summary."""
+    submitted = course / "submitted" / student
+    if not submitted.is_dir():
+        raise FileNotFoundError(f"no submissions for {student!r} under {course / 'submitted'}")
+    final = results / student
+    partial = results / f".{student}.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    (partial / "reports").mkdir(parents=True)
+    (partial / "logs").mkdir()
+    summary = {"student": student, "assignments": {}, "slot": slot()}
+    with tempfile.TemporaryDirectory(prefix=f"grade-{student}-") as tmp:
+        scratch = Path(tmp)
+        shutil.copy(course / "nbgrader_config.py", scratch)
+        shutil.copy(course / "gradebook.db", scratch)  # private: the feedback run writes only this copy
+        shutil.copytree(submitted, scratch / "submitted" / student)
+        shown = scratch / "shown-reports"  # what the kernel may read: copies, mounted read-only
+        shown.mkdir()
+        for assignment in sorted(p.name for p in submitted.iterdir() if p.is_dir()):
+            start = time.perf_counter()
+            notebook = scratch / "submitted" / student / assignment / f"{assignment}.ipynb"
+            report = trusted_grading(assignment, notebook, partial / "reports" / f"{assignment}.json",
+                                     partial / "logs" / f"{assignment}-grading.log")
+            shutil.copy(partial / "reports" / f"{assignment}.json", shown / f"{assignment}.json")
+            code = feedback_run(scratch, student, assignment, shown, partial / "logs" / f"{assignment}-feedback.log")
+            executed = scratch / "autograded" / student / assignment
+            if executed.is_dir():
+                shutil.copytree(executed, partial / "autograded" / assignment)
+            summary["assignments"][assignment] = {
+                "seconds": round(time.perf_counter() - start, 1), "grading_s": round(report.seconds, 1),
+                "points": report.points, "max_points": report.max_points, "feedback_exit": code}
+    (partial / RESULT).write_text(json.dumps(summary, indent=1))
+    if final.exists():
+        shutil.rmtree(final)
+    partial.rename(final)
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.tools.grade_student",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--course", type=Path, required=True)
+    parser.add_argument("--student", required=True)
+    parser.add_argument("--results", type=Path, required=True)
+    args = parser.parse_args(argv)
+    if not (os.environ.get(SECRET_ENV) or os.environ.get(SECRET_ENV + "_FILE")):
+        print(f"warning: neither {SECRET_ENV} nor {SECRET_ENV}_FILE is set: hidden inputs use the public seed",
+              file=sys.stderr)
+    summary = grade_student(args.course.resolve(), args.student, args.results.resolve())
+    for name, row in summary["assignments"].items():
+        print(f"graded {args.student}/{name}: {row['points']:g}/{row['max_points']} in {row['seconds']:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""The one writer of the gradebook: records finished grading units (:mod:`autograder.tools.grade_student`).
+
+    python -m autograder.tools.record --course C --results R
+
+1. Each student's unit must have finished (``R/S/result.json``) and returned readable notebooks; otherwise the
+   student is listed in ``autograded/failed.csv`` with the reason and nothing of theirs is recorded (a regrade
+   records them later; no one else's grade changes).
+2. The executed notebooks go to ``executed/S/A/``, and nbgrader records them with its own
+   ``autograde --no-execute`` (locked test cells restored, kernelspec reset, nothing run).
+3. Every graded cell's score is then set from the trusted report (``Report.cell_score``), never from what the
+   kernel printed; where the two differ, the log says so (a bug, or a cell that tried to forge its score).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from autograder.core.protocol import Report
+from autograder.exercises import EXERCISES
+from autograder.tools.grade_student import RESULT
+from autograder.tools.release import run_nbgrader
+
+FAILED_CSV = "failed.csv"
+
+
+def _readable(path: Path) -> str:
+    """'' if ``path`` is a valid notebook, else why not."""
+    import nbformat
+
+    try:
+        nbformat.validate(nbformat.read(path, as_version=4))
+        return ""
+    except Exception as err:  # not JSON, not a notebook, not a valid one
+        return f"{type(err).__name__}: {str(err).splitlines()[0][:200] if str(err) else ''}"
+
+
+def collect(course: Path, results: Path) -> tuple[dict[str, dict[str, Report]], list[tuple[str, str, str]]]:
+    """Finished units' reports by student and assignment, their notebooks copied under executed/; and the
+    failures (student, assignment or '*', reason)."""
+    reports: dict[str, dict[str, Report]] = {}
+    failed: list[tuple[str, str, str]] = []
+    for unit in sorted(p for p in results.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        student = unit.name
+        if not (unit / RESULT).exists():
+            failed.append((student, "*", "the grading of this student did not finish (no result.json): regrade"))
+            continue
+        for report_path in sorted((unit / "reports").glob("*.json")):
+            assignment = report_path.stem
+            notebook = unit / "autograded" / assignment / f"{assignment}.ipynb"
+            why = "the feedback run returned no notebook" if not notebook.exists() else _readable(notebook)
+            try:
+                report = Report.from_json(report_path.read_text())
+            except (ValueError, TypeError, KeyError) as err:
+                why = why or f"unreadable report: {err}"
+            if why:
+                failed.append((student, assignment, why))
+                continue
+            target = course / "executed" / student / assignment
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(unit / "autograded" / assignment, target)
+            stamp = course / "submitted" / student / assignment / "timestamp.txt"
+            if stamp.exists():
+                shutil.copy(stamp, target)
+            reports.setdefault(student, {})[assignment] = report
+    return reports, failed
+
+
+def apply_reports(course: Path, reports: dict[str, dict[str, Report]]) -> list[str]:
+    """Set each graded cell's auto_score from the trusted report; return the disagreements with the kernel."""
+    from nbgrader.api import Gradebook
+
+    notes = []
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for student, by_assignment in reports.items():
+            for assignment, report in by_assignment.items():
+                checks = {c.id: c for c in EXERCISES[assignment].checks}
+                submission = gb.find_submission(assignment, student)
+                for notebook in submission.notebooks:
+                    for grade in notebook.grades:
+                        if grade.name not in checks:
+                            continue
+                        score = report.cell_score(checks[grade.name])
+                        if grade.auto_score is not None and abs(grade.auto_score - score) > 1e-9:
+                            notes.append(f"{student}/{assignment}/{grade.name}: the notebook's cell scored "
+                                         f"{grade.auto_score:g}, the trusted grading {score:g} (recorded)")
+                        grade.auto_score = score
+        gb.db.commit()
+    return notes
+
+
+def record(course: Path, results: Path) -> dict:
+    """Record every finished unit under ``results`` into ``course``'s gradebook (see the module docstring)."""
+    reports, failed = collect(course, results)
+    assignments = sorted({a for by in reports.values() for a in by})
+    for assignment in assignments:
+        run_nbgrader(course, "autograde", assignment, "--no-execute", "--force", "--create",
+                     "--CourseDirectory.submitted_directory=executed")
+    notes = apply_reports(course, reports)
+    out = course / "autograded"
+    out.mkdir(exist_ok=True)
+    with (out / FAILED_CSV).open("w", newline="") as f:
+        csv.writer(f).writerows([("student", "assignment", "reason")] + failed)
+    for line in notes:
+        print(line)
+    for student, assignment, why in failed:
+        print(f"NOT RECORDED {student}/{assignment}: {why}")
+    return {"recorded": {s: sorted(by) for s, by in reports.items()}, "failed": failed, "disagreements": notes}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.tools.record", description=__doc__.splitlines()[0])
+    parser.add_argument("--course", type=Path, required=True)
+    parser.add_argument("--results", type=Path, required=True)
+    args = parser.parse_args(argv)
+    summary = record(args.course.resolve(), args.results.resolve())
+    print(json.dumps({k: v for k, v in summary.items() if k != "disagreements"}, indent=1))
+    return 1 if summary["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

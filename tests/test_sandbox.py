@@ -1,0 +1,120 @@
+"""The sandbox every process that runs student code gets (bubblewrap): what such a process can and cannot do.
+
+Each test runs a small program the way the grader runs a worker (core.sandbox.wrap) and asserts what it could
+reach. Skips, saying why, only where bubblewrap cannot run (.ci/run installs it).
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from autograder.core import sandbox
+from autograder.tools.paths import REPO
+
+
+@pytest.fixture(autouse=True)
+def bwrap(monkeypatch):
+    monkeypatch.setenv(sandbox.MODE_ENV, "auto")
+    if sandbox.mode() != "bwrap":
+        pytest.skip(sandbox.describe())
+
+
+def _inside(code: str, tmp_path, **kwargs) -> str:
+    """Run ``code`` in the sandbox, with ``tmp_path`` as its writable scratch; return what it printed."""
+    done = subprocess.run(sandbox.wrap([sys.executable, "-c", code], writable=[tmp_path], cwd=tmp_path, **kwargs),
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "SECRET_OF_PARENT": "s3"})
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def _python_dirs_under(folder: str) -> set[str]:
+    """Entries of ``folder`` that hold this Python (a venv in the checkout, pyenv in the home): bound inside."""
+    roots = {os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}
+    depth = len(folder.rstrip(os.sep).split(os.sep))
+    return {r.split(os.sep)[depth] for r in roots if r.startswith(folder.rstrip(os.sep) + os.sep)}
+
+
+def test_the_course_folder_home_and_other_files_are_invisible(tmp_path, repo):
+    home = os.path.expanduser("~")
+    out = _inside(f"import json, os; print(json.dumps([os.listdir({str(repo)!r}), os.listdir({home!r})]))", tmp_path)
+    in_repo, in_home = (set(x) for x in json.loads(out))
+    # of the checkout only the grader's own package; of the home nothing but where Python is installed
+    assert "autograder" in in_repo and in_repo <= {"autograder"} | _python_dirs_under(str(repo))
+    assert in_home <= _python_dirs_under(home)
+
+
+def test_the_grader_package_and_the_system_are_read_only(tmp_path, repo):
+    out = _inside(f"""
+for path in [{str(repo / 'autograder' / 'owned.py')!r}, '/usr/owned', '/etc/owned']:
+    try:
+        open(path, 'w'); print('wrote', path)
+    except OSError as err:
+        print('refused', err.errno)
+open('scratch.txt', 'w').write('mine')
+print('scratch ok')
+""", tmp_path)
+    assert "wrote" not in out and out.endswith("scratch ok")
+    assert (tmp_path / "scratch.txt").read_text() == "mine"
+
+
+def test_there_is_no_network(tmp_path):
+    out = _inside("""
+import socket
+try:
+    socket.create_connection(('1.1.1.1', 53), timeout=3); print('connected')
+except OSError as err:
+    print('no network', type(err).__name__)
+""", tmp_path)
+    assert out.startswith("no network")
+
+
+def test_a_root_grader_gives_no_capabilities_inside(tmp_path):
+    out = _inside("print(open('/proc/self/status').read().split('CapEff:')[1].split()[0])", tmp_path)
+    assert int(out, 16) == 0
+
+
+def test_nothing_it_forks_outlives_it(tmp_path):
+    # a double-forked daemon that would write a file 3 s later, after the sandboxed program has exited
+    _inside(f"""
+import os, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(3)
+        open({str(tmp_path / 'late.txt')!r}, 'w').write('survived')
+    os._exit(0)
+print('parent done')
+""", tmp_path)
+    import time
+
+    time.sleep(4)
+    assert not (tmp_path / "late.txt").exists()
+
+
+def test_none_turns_it_off_and_says_so(monkeypatch):
+    monkeypatch.setenv(sandbox.MODE_ENV, "none")
+    assert sandbox.wrap(["true"]) == ["true"]
+    assert sandbox.describe().startswith("UNSANDBOXED")
+
+
+def test_a_grading_worker_runs_in_it_and_the_report_says_so(tmp_path):
+    from autograder.core.grading import Policy, grade_file
+    from autograder.exercises import get_exercise
+
+    probe = tmp_path / "probe.py"
+    probe.write_text(f"""import os
+def fast_gelu_bias(x, bias):
+    raise RuntimeError(f"saw secret={{'COURSE_GRADING_SECRET' in os.environ}} "
+                       f"solutions={{os.path.exists({str(REPO / 'solutions')!r})}}")
+""")
+    os.environ["COURSE_GRADING_SECRET"] = "never-inside"
+    try:
+        report = grade_file(get_exercise("01_eager_mode"), probe, only=["fast_gelu_bias_correct"],
+                            policy=Policy(allow_skip=True, timeout=120))
+    finally:
+        del os.environ["COURSE_GRADING_SECRET"]
+    assert "saw secret=False solutions=False" in report.result("fast_gelu_bias_correct").message
+    assert report.environment["sandbox"].startswith("sandboxed")
