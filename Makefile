@@ -14,6 +14,7 @@ DEVICE ?= auto
 RELEASE_DIR ?= exercises
 PYTEST_ARGS ?=
 GPU_ARGS ?=
+WORKERS ?= 1
 
 BIN := $(VENV)/bin
 # The interpreter for gpu-check; a GPU host with torch but no internet passes PY=python3 (no .venv built).
@@ -60,8 +61,8 @@ gpu-check: ## on a CUDA GPU: grade references, wrong approaches and GPU cheats 2
 release: $(STAMP) ## instructors: nbgrader generate_assignment for every assignment, recorded in gradebook.db
 	$(BIN)/python -m autograder.tools.classroom release
 
-autograde: $(STAMP) ## instructors: nbgrader autograde every submission in submitted/, one after the other
-	$(BIN)/python -m autograder.tools.classroom autograde
+autograde: $(STAMP) ## instructors: grade every student in submitted/ (WORKERS=N at a time, one per GPU), record scores from the trusted reports
+	$(BIN)/python -m autograder.tools.classroom autograde --workers $(WORKERS)
 
 feedback: $(STAMP) ## instructors: one feedback HTML per student and assignment, under feedback/
 	$(BIN)/python -m autograder.tools.classroom feedback

@@ -1,10 +1,14 @@
 """The nbgrader classroom path end to end, with nbgrader's real CLI and SQLite gradebook (no mocks).
 
 A class of fake students submits exercise 01 (the reference, an untouched and a half-done notebook, an
-unreadable file, sys.exit, a renamed entry point, a hang, deleted and edited test cells, and two cheats: a
-patched comparison and a slowed clock); `autograde` grades them one after the other; every student's score per
-check, the CSV export and the feedback files are checked. The speed check runs under the explicit
-CPU permission (COURSE_ALLOW_SKIP=1, COURSE.md) so the test is meaningful without a GPU.
+unreadable file, sys.exit, a renamed entry point, a hang, deleted and edited test cells, and cheats aimed at
+the score itself: a patched comparison, redefined grade_cell/hidden_check, a patched autograder attribute, a
+cell that prints the environment and one that looks for the gradebook and the other students' work).
+`autograde` grades them two at a time (fan-out, one unit per student) and records them with one writer; the
+same class graded one at a time gives the same grades.csv. Every student's score per check, the CSV export,
+the feedback files and the record step's handling of faults are checked. The speed check runs under the
+explicit CPU permission (COURSE_ALLOW_SKIP=1, COURSE.md) so the test is meaningful without a GPU; the sandbox
+is bubblewrap where it runs (.ci/run installs it), and the escape tests skip, saying why, where it does not.
 """
 
 import csv
@@ -14,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.tools import classroom
+from autograder.core import sandbox
+from autograder.tools import classroom, record
 
 REPO = Path(__file__).resolve().parent.parent
 EX = "01_eager_mode"
@@ -59,6 +64,18 @@ def _notebook(kind: str, course: Path) -> str:
             if c["metadata"].get("nbgrader", {}).get("grade"):
                 c["source"] = "pass\n"
         return json.dumps(stub)
+    if kind == "forged_grade_cell":  # the stub, with the graded cells' helpers redefined to always pass
+        return _edit_entry(stub, lambda src: "def grade_cell(*a, **k):\n    print('[PASS]')\n\n"
+                                             "def hidden_check(*a, **k):\n    pass\n\n" + src)
+    if kind == "patched_module":  # the stub, with the grader's own module patched so that nothing raises
+        return _edit_entry(stub, lambda src: "import autograder.selfcheck as _s\n"
+                                             "_s._raise_unless_passed = lambda result: None\n" + src)
+    if kind == "prints_environment":  # the reference, plus a cell that prints every variable and the parent's
+        return _edit_entry(solution, lambda src: "import os\nprint('ENVIRONMENT', dict(os.environ))\n" + src)
+    if kind == "peeks":  # the stub, plus a cell that looks for the gradebook and other students' submissions
+        return _edit_entry(stub, lambda src: "import glob, os\nprint('PEEK', [p for p in glob.glob('/**/gradebook"
+                                             ".db', recursive=True) + glob.glob('/**/submitted/*', recursive=True)"
+                                             " if '/proc/' not in p])\n" + src)
     if kind == "patched_allclose":  # a cheat: every comparison patched to agree, and zeros instead of the work
         return _edit_entry(solution, lambda src: src + "\ntorch.allclose = torch.equal = lambda *a, **k: True\n"
                                                  "fast_gelu_bias = lambda x, bias: torch.zeros_like(x)\n")
@@ -76,32 +93,53 @@ CLASS = {"alice": ("reference", FULL),
          "heidi": ("deleted_tests", dict.fromkeys(FULL, 0)),
          "ivan": ("edited_tests", dict.fromkeys(FULL, 0)),
          # the comparisons that decide are in the judge's process: the patch changes nothing there
-         "judy": ("patched_allclose", {**FULL, "fast_gelu_bias_correct": 0})}
+         "judy": ("patched_allclose", {**FULL, "fast_gelu_bias_correct": 0}),
+         # the score comes from the trusted report: forging the cells' outputs changes only the feedback
+         "mallory": ("forged_grade_cell", dict.fromkeys(FULL, 0)),
+         "oscar": ("patched_module", dict.fromkeys(FULL, 0)),
+         "peggy": ("prints_environment", FULL),
+         "trent": ("peeks", dict.fromkeys(FULL, 0))}
+SECRET = "instructor-secret-for-the-test"
+SERIAL = ("alice", "bob", "judy", "mallory", "oscar", "peggy")  # graded again one at a time: same grades
+
+
+def _grade_class(course: Path, students, workers: int) -> Path:
+    shutil.copy(REPO / "nbgrader_config.py", course)
+    shutil.copytree(REPO / "solutions" / EX, course / "solutions" / EX)
+    classroom.release(course)
+    for student in students:
+        folder = course / "submitted" / student / EX
+        folder.mkdir(parents=True)
+        (folder / f"{EX}.ipynb").write_text(_notebook(CLASS[student][0], course))
+    summary = classroom.autograde(course, workers=workers)
+    (course / "record-summary.json").write_text(json.dumps(summary))
+    classroom.feedback(course)
+    classroom.grades(course)
+    return course
 
 
 @pytest.fixture(scope="module")
-def graded_class(tmp_path_factory):
-    course = tmp_path_factory.mktemp("course")
-    shutil.copy(REPO / "nbgrader_config.py", course)
-    shutil.copytree(REPO / "solutions" / EX, course / "solutions" / EX)
+def class_env():
     mp = pytest.MonkeyPatch()
     mp.setenv("COURSE_ALLOW_SKIP", "1")
-    mp.setenv("COURSE_GRADING_SECRET", "instructor-secret-for-the-test")
+    mp.setenv("COURSE_GRADING_SECRET", SECRET)
+    mp.setenv("COURSE_SANDBOX", "auto")
     # Short limits so the hanging submission costs a minute: a notebook cell, and one isolated grading.
     mp.setenv("COURSE_CELL_TIMEOUT", "60")
     mp.setenv("COURSE_SUBMISSION_TIMEOUT", "30")
-    try:
-        classroom.release(course)
-        for student, (kind, _) in CLASS.items():
-            folder = course / "submitted" / student / EX
-            folder.mkdir(parents=True)
-            (folder / f"{EX}.ipynb").write_text(_notebook(kind, course))
-        classroom.autograde(course)
-        classroom.feedback(course)
-        classroom.grades(course)
-    finally:
-        mp.undo()
-    return course
+    yield
+    mp.undo()
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory, class_env):
+    """The whole class, two students at a time."""
+    return _grade_class(tmp_path_factory.mktemp("course"), CLASS, workers=2)
+
+
+@pytest.fixture(scope="module")
+def serial_class(tmp_path_factory, class_env):
+    return _grade_class(tmp_path_factory.mktemp("serial"), SERIAL, workers=1)
 
 
 def test_every_student_gets_the_score_each_check_deserves(graded_class):
@@ -158,3 +196,58 @@ def test_autograde_records_each_submissions_time(graded_class):
 def test_the_autograded_notebook_says_how_long_its_isolated_grading_took(graded_class):
     text = (graded_class / "autograded" / "alice" / EX / f"{EX}.ipynb").read_text()
     assert "graded in separate processes in" in text
+
+
+def test_two_at_a_time_gives_the_grades_of_one_at_a_time(graded_class, serial_class):
+    def rows(course):
+        return [r for r in csv.DictReader((course / "grades.csv").open()) if r["student"] in SERIAL]
+
+    assert rows(graded_class) == rows(serial_class)
+
+
+def test_forged_cells_change_only_their_own_feedback_and_the_log_says_so(graded_class):
+    forged = (graded_class / "feedback" / "mallory" / EX / f"{EX}.html").read_text()
+    assert "[PASS]" in forged  # what the forged cell printed is the forger's own feedback, not a score
+    notes = json.loads((graded_class / "record-summary.json").read_text())["disagreements"]
+    assert any(n.startswith("mallory/") and "trusted grading 0" in n for n in notes), notes
+    assert any(n.startswith("oscar/") and "trusted grading 0" in n for n in notes), notes
+    assert not any(n.startswith(("alice/", "peggy/")) for n in notes), notes
+
+
+def test_the_secret_reaches_no_file_a_student_sees(graded_class):
+    for folder in ("feedback", "autograded", "executed", "results"):
+        for path in (graded_class / folder).rglob("*"):
+            if path.is_file():
+                assert SECRET not in path.read_text(errors="replace"), path
+    assert "ENVIRONMENT" in (graded_class / "feedback" / "peggy" / EX / f"{EX}.html").read_text()
+
+
+def test_a_student_sees_neither_the_gradebook_nor_other_submissions(graded_class):
+    if sandbox.mode() != "bwrap":
+        pytest.skip(sandbox.describe())
+    feedback = (graded_class / "feedback" / "trent" / EX / f"{EX}.html").read_text()
+    assert "PEEK []" in feedback
+
+
+def test_a_lost_unit_and_a_corrupt_notebook_are_reported_and_no_one_else_changes(graded_class, tmp_path):
+    course = tmp_path / "course"
+    shutil.copytree(graded_class, course, ignore=shutil.ignore_patterns("feedback"))
+    (course / "results" / "bob" / "result.json").unlink()  # a unit killed before it finished
+    (course / "results" / "dave" / "autograded" / EX / f"{EX}.ipynb").write_text("{ truncated")
+    before = {(r["student"], r["check"]): r["score"] for r in csv.DictReader((course / "grades.csv").open())}
+    summary = record.record(course, course / "results")
+    failed = {(s, a): why for s, a, why in summary["failed"]}
+    assert "did not finish" in failed[("bob", "*")] and "Error" in failed[("dave", EX)]
+    classroom.grades(course)
+    after = {(r["student"], r["check"]): r["score"] for r in csv.DictReader((course / "grades.csv").open())}
+    assert after == before  # the earlier grades of bob and dave stay; everyone else is recorded again, unchanged
+    rows = list(csv.DictReader((course / "autograded" / "failed.csv").open()))
+    assert {r["student"] for r in rows} == {"bob", "dave"}
+
+
+def test_recording_again_changes_nothing(graded_class, tmp_path):
+    course = tmp_path / "course"
+    shutil.copytree(graded_class, course, ignore=shutil.ignore_patterns("feedback"))
+    record.record(course, course / "results")
+    classroom.grades(course, course / "again.csv")
+    assert (course / "again.csv").read_text() == (course / "grades.csv").read_text()

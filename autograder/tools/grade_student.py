@@ -49,13 +49,21 @@ def trusted_grading(assignment: str, notebook: Path, out: Path, log: Path) -> Re
     timeout = submission_timeout()
     args = [sys.executable, "-m", "autograder", "grade", assignment, str(notebook), "--hidden", "--json", str(out),
             "--timeout", str(timeout)] + (["--allow-skip"] if os.environ.get(SKIP_ENV) == "1" else [])
-    env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
-    with open(log, "w") as output:  # a file, not a pipe: nothing left running can hold it open
-        try:
-            done = subprocess.run(args, env=env, stdout=output, stderr=subprocess.STDOUT, timeout=timeout + 300)
-            code = done.returncode
-        except subprocess.TimeoutExpired:
-            code = "timeout"
+    env = {k: v for k, v in os.environ.items() if k not in ("NBGRADER_EXECUTION", SECRET_ENV)}
+    # The judge reads the secret from a 0600 file outside every sandbox, not from its environment: a process
+    # that can read other processes' /proc/<pid>/environ finds only the file's name there.
+    with tempfile.TemporaryDirectory(prefix="autograder-secret-") as private:
+        if os.environ.get(SECRET_ENV):
+            secret_file = Path(private) / "secret"
+            secret_file.touch(mode=0o600)
+            secret_file.write_text(os.environ[SECRET_ENV])
+            env[SECRET_ENV + "_FILE"] = str(secret_file)
+        with open(log, "w") as output:  # a file, not a pipe: nothing left running can hold it open
+            try:
+                done = subprocess.run(args, env=env, stdout=output, stderr=subprocess.STDOUT, timeout=timeout + 300)
+                code = done.returncode
+            except subprocess.TimeoutExpired:
+                code = "timeout"
     if out.exists():
         try:
             return Report.from_json(out.read_text())

@@ -44,6 +44,9 @@ def collect(course: Path, results: Path) -> tuple[dict[str, dict[str, Report]], 
     failures (student, assignment or '*', reason)."""
     reports: dict[str, dict[str, Report]] = {}
     failed: list[tuple[str, str, str]] = []
+    # Only what this record step checked is staged: nbgrader must never re-record a notebook whose report
+    # is missing (it would score the kernel's cells).
+    shutil.rmtree(course / "executed", ignore_errors=True)
     for unit in sorted(p for p in results.iterdir() if p.is_dir() and not p.name.startswith(".")):
         student = unit.name
         if not (unit / RESULT).exists():
