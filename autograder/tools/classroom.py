@@ -100,7 +100,8 @@ def slots(workers: int) -> list[dict]:
     gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
     out = []
     for i in range(workers):
-        mine = cores[i * per:(i + 1) * per] or cores
+        # A slot of one core would make the judge and the worker it times share it: then share all cores.
+        mine = (cores[i * per:(i + 1) * per] if per >= 2 else cores) or cores
         env = {"TORCHINDUCTOR_COMPILE_THREADS": str(len(mine)), "OMP_NUM_THREADS": str(len(mine))}
         if gpus >= workers:
             env["CUDA_VISIBLE_DEVICES"] = str(i)
