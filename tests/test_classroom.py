@@ -73,9 +73,10 @@ def _notebook(kind: str, course: Path) -> str:
     if kind == "prints_environment":  # the reference, plus a cell that prints every variable and the parent's
         return _edit_entry(solution, lambda src: "import os\nprint('ENVIRONMENT', dict(os.environ))\n" + src)
     if kind == "peeks":  # the stub, plus a cell that looks for the gradebook and other students' submissions
-        return _edit_entry(stub, lambda src: "import glob, os\nprint('PEEK', [p for p in glob.glob('/**/gradebook"
-                                             ".db', recursive=True) + glob.glob('/**/submitted/*', recursive=True)"
-                                             " if '/proc/' not in p])\n" + src)
+        near = [str(d / name) for d in [course, *Path.cwd().parents] for name in ("gradebook.db", "submitted")]
+        return _edit_entry(stub, lambda src: f"import os\nprint('PEEK', [p for p in {near!r} if os.path.exists(p)]"
+                                             f" + [p for p in {[str(course)]!r} if os.path.isdir(p) and os.listdir(p)])"
+                                             "\n" + src)
     if kind == "patched_allclose":  # a cheat: every comparison patched to agree, and zeros instead of the work
         return _edit_entry(solution, lambda src: src + "\ntorch.allclose = torch.equal = lambda *a, **k: True\n"
                                                  "fast_gelu_bias = lambda x, bias: torch.zeros_like(x)\n")
