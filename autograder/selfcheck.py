@@ -46,22 +46,39 @@ def _entry_points(exercise_id: str, namespace: dict) -> tuple:
     return tuple(namespace.get(name) for name in get_exercise(exercise_id).entry_points)
 
 
+def run_judge(exercise_id: str, path: Path, out: Path, log: Path, *, env: dict, timeout: float,
+              grace: float) -> tuple[Report | None, int | str]:
+    """``python -m autograder grade`` on the file at ``path`` (hidden tests included) in a judge process that has
+    run none of this process's code: (its report, or None if it wrote none; its exit code or "timeout")."""
+    args = [sys.executable, "-m", "autograder", "grade", exercise_id, str(path), "--json", str(out), "--hidden",
+            "--timeout", str(timeout)] + (["--allow-skip"] if skip_allowed() else [])
+    with open(log, "w") as output:  # a file, not a pipe: daemons the judge starts inherit its stdout
+        try:
+            code = subprocess.run(args, env=env, stdout=output, stderr=subprocess.STDOUT,
+                                  timeout=timeout + grace).returncode
+        except subprocess.TimeoutExpired:
+            code = "timeout"
+    try:
+        return (Report.from_json(out.read_text()) if out.exists() else None), code
+    except (ValueError, TypeError, KeyError):
+        return None, code
+
+
+def submission_timeout() -> float:
+    return float(os.environ.get("COURSE_SUBMISSION_TIMEOUT", "600"))
+
+
 def _grade_file_in_judge(exercise_id: str, path: Path) -> Report:
     """The submitted file, graded by a judge process that has run none of this kernel's code."""
-    timeout = float(os.environ.get("COURSE_SUBMISSION_TIMEOUT", "600"))
     with tempfile.TemporaryDirectory(prefix="autograder-report-") as scratch:
-        out = Path(scratch) / "report.json"
-        args = [sys.executable, "-m", "autograder", "grade", exercise_id, str(path), "--json", str(out), "--hidden",
-                "--timeout", str(timeout)] + (["--allow-skip"] if skip_allowed() else [])
-        env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
         log = Path(scratch) / "judge.log"
-        with open(log, "w") as output:  # a file, not a pipe: daemons the judge starts inherit its stdout
-            done = subprocess.run(args, env=env, stdout=output, stderr=subprocess.STDOUT, text=True,
-                                  timeout=timeout + 120)
-        if not out.exists():
+        env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
+        report, code = run_judge(exercise_id, path, Path(scratch) / "report.json", log, env=env,
+                                 timeout=submission_timeout(), grace=120)
+        if report is None:
             tail = "\n".join(log.read_text(errors="replace").strip().splitlines()[-8:])
-            raise RuntimeError(f"the grader ended without a report (exit code {done.returncode}):\n{tail}")
-        return Report.from_json(out.read_text())
+            raise RuntimeError(f"the grader ended without a report (exit code {code}):\n{tail}")
+        return report
 
 
 def report_for(exercise_id: str, namespace: dict, progress=None) -> Report:

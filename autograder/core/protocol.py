@@ -118,10 +118,13 @@ class Report:
     # they score through their test cells, not through ``points``
     hidden: list[CheckResult] = field(default_factory=list)
 
+    def counts(self, result: CheckResult) -> bool:
+        """``result`` passed (a skip counts only where skipping was explicitly allowed)."""
+        return result.status == PASSED or (result.status == SKIPPED and self.skip_allowed)
+
     def ok(self) -> bool:
         """Every check passed (a skip counts only where skipping was explicitly allowed)."""
-        allowed = {PASSED, SKIPPED} if self.skip_allowed else {PASSED}
-        return bool(self.results) and all(r.status in allowed for r in self.results)
+        return bool(self.results) and all(self.counts(r) for r in self.results)
 
     @property
     def points(self) -> float:
@@ -146,11 +149,10 @@ class Report:
     def cell_score(self, check: Check) -> float:
         """The points nbgrader records for ``check``'s graded cell: all of them when the check passed and so did
         its hidden test (a skip counts only where skipping was allowed), else none."""
-        allowed = {PASSED, SKIPPED} if self.skip_allowed else {PASSED}
         try:
-            ok = self.result(check.id).status in allowed
+            ok = self.counts(self.result(check.id))
             if check.hidden:
-                ok = ok and self.hidden_result(check.id).status in allowed
+                ok = ok and self.counts(self.hidden_result(check.id))
         except KeyError:  # a check (or its hidden test) the report does not have: not passed
             return 0.0
         return float(check.points) if ok else 0.0

@@ -92,8 +92,9 @@ def wrap(argv: list[str], *, writable: list[Path] = (), readable: list[Path] = (
     bwrap, _ = _working_bwrap()
     # --cap-drop ALL: a grader run as root would otherwise keep root's capabilities inside (and could write
     # read-only files it can reach, or ptrace).
-    args = [bwrap, "--die-with-parent", "--cap-drop", "ALL", "--unshare-net", "--unshare-uts", "--unshare-ipc"
-            if not (gpu or share_shm) else "--unshare-uts", "--unshare-cgroup-try"]
+    args = [bwrap, "--die-with-parent", "--cap-drop", "ALL", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+    if not (gpu or share_shm):
+        args.append("--unshare-ipc")
     if new_session:
         args.append("--new-session")
     if own_pids:

@@ -4,8 +4,9 @@
 
 * ``release``   nbgrader generate_assignment for every assignment in solutions/ into exercises/, recorded in
                 the course's gradebook (gradebook.db), then stripped as committed;
-* ``autograde`` nbgrader autograde for every assignment found under submitted/<student>/, one after the
-                other (one GPU: submissions never share it); unknown students are added;
+* ``autograde`` one grading unit per student in submitted/ (tools.grade_student: the trusted report, then a
+                sandboxed feedback run), ``--workers`` at a time (one per GPU), then the one writer
+                (tools.record) records them, scores from the trusted reports; unknown students are added;
 * ``feedback``  nbgrader generate_feedback: one HTML file per student and assignment under feedback/;
 * ``grades``    grades.csv with one row per student, assignment and check (score and max score).
 
@@ -27,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.tools.grade_student import RESULT
+from autograder.tools.notebooks import unreadable_reason
 from autograder.tools.paths import REPO
 from autograder.tools.record import record
 from autograder.tools.release import generate, run_nbgrader
@@ -49,11 +51,9 @@ def quarantine_unreadable(course: Path) -> list[Path]:
 
     replaced = []
     for path in sorted((course / "submitted").glob("*/*/*.ipynb")):
-        try:
-            nbformat.validate(nbformat.read(path, as_version=4))
+        reason = unreadable_reason(path)
+        if not reason:
             continue
-        except Exception as err:  # not JSON, not a notebook, or not a valid one
-            reason = f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}"
         released = course / "exercises" / path.parent.name / path.name
         kept = path.with_name(path.name + ".unreadable")
         path.replace(kept)

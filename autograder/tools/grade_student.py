@@ -32,7 +32,7 @@ from autograder.core import sandbox
 from autograder.core.correctness import SECRET_ENV
 from autograder.core.protocol import Report
 from autograder.exercises import get_exercise
-from autograder.selfcheck import REPORT_ENV, SKIP_ENV
+from autograder.selfcheck import REPORT_ENV, SKIP_ENV, run_judge, submission_timeout
 
 RESULT = "result.json"
 # What the feedback run (a process that runs student code) may see of the caller's environment.
@@ -40,15 +40,8 @@ FEEDBACK_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "CUDA_
                 "COURSE_CELL_TIMEOUT", SKIP_ENV, "TORCHINDUCTOR_COMPILE_THREADS", "OMP_NUM_THREADS")
 
 
-def submission_timeout() -> float:
-    return float(os.environ.get("COURSE_SUBMISSION_TIMEOUT", "600"))
-
-
 def trusted_grading(assignment: str, notebook: Path, out: Path, log: Path) -> Report:
     """The judge's report on ``notebook`` (a failed report with the judge's last lines if it made none)."""
-    timeout = submission_timeout()
-    args = [sys.executable, "-m", "autograder", "grade", assignment, str(notebook), "--hidden", "--json", str(out),
-            "--timeout", str(timeout)] + (["--allow-skip"] if os.environ.get(SKIP_ENV) == "1" else [])
     env = {k: v for k, v in os.environ.items() if k not in ("NBGRADER_EXECUTION", SECRET_ENV)}
     # The judge reads the secret from a 0600 file outside every sandbox, not from its environment: a process
     # that can read other processes' /proc/<pid>/environ finds only the file's name there.
@@ -58,17 +51,9 @@ def trusted_grading(assignment: str, notebook: Path, out: Path, log: Path) -> Re
             secret_file.touch(mode=0o600)
             secret_file.write_text(os.environ[SECRET_ENV])
             env[SECRET_ENV + "_FILE"] = str(secret_file)
-        with open(log, "w") as output:  # a file, not a pipe: nothing left running can hold it open
-            try:
-                done = subprocess.run(args, env=env, stdout=output, stderr=subprocess.STDOUT, timeout=timeout + 300)
-                code = done.returncode
-            except subprocess.TimeoutExpired:
-                code = "timeout"
-    if out.exists():
-        try:
-            return Report.from_json(out.read_text())
-        except (ValueError, TypeError, KeyError):
-            pass
+        report, code = run_judge(assignment, notebook, out, log, env=env, timeout=submission_timeout(), grace=300)
+    if report is not None:
+        return report
     tail = "\n".join(log.read_text(errors="replace").strip().splitlines()[-8:])
     report = Report.failed(get_exercise(assignment), f"the grader ended without a report (exit {code}): {tail}",
                            skip_allowed=os.environ.get(SKIP_ENV) == "1")

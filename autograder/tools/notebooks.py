@@ -51,6 +51,15 @@ def noisy_cells(nb: nbformat.NotebookNode, budget: int = STDERR_BUDGET) -> list[
     return found
 
 
+def unreadable_reason(path: Path) -> str:
+    """'' if ``path`` is a valid notebook, else why not (one line)."""
+    try:
+        nbformat.validate(nbformat.read(path, as_version=4))
+        return ""
+    except Exception as err:  # not JSON, not a notebook, or not a valid one
+        return f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}"
+
+
 def strip(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Return ``nb`` without outputs, counts or local metadata (modified in place)."""
     nb.metadata = nbformat.from_dict({"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}})

@@ -23,20 +23,10 @@ from pathlib import Path
 from autograder.core.protocol import Report
 from autograder.exercises import EXERCISES
 from autograder.tools.grade_student import RESULT
+from autograder.tools.notebooks import unreadable_reason
 from autograder.tools.release import run_nbgrader
 
 FAILED_CSV = "failed.csv"
-
-
-def _readable(path: Path) -> str:
-    """'' if ``path`` is a valid notebook, else why not."""
-    import nbformat
-
-    try:
-        nbformat.validate(nbformat.read(path, as_version=4))
-        return ""
-    except Exception as err:  # not JSON, not a notebook, not a valid one
-        return f"{type(err).__name__}: {str(err).splitlines()[0][:200] if str(err) else ''}"
 
 
 def collect(course: Path, results: Path) -> tuple[dict[str, dict[str, Report]], list[tuple[str, str, str]]]:
@@ -55,7 +45,7 @@ def collect(course: Path, results: Path) -> tuple[dict[str, dict[str, Report]], 
         for report_path in sorted((unit / "reports").glob("*.json")):
             assignment = report_path.stem
             notebook = unit / "autograded" / assignment / f"{assignment}.ipynb"
-            why = "the feedback run returned no notebook" if not notebook.exists() else _readable(notebook)
+            why = "the feedback run returned no notebook" if not notebook.exists() else unreadable_reason(notebook)
             try:
                 report = Report.from_json(report_path.read_text())
             except (ValueError, TypeError, KeyError) as err:
