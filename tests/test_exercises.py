@@ -127,3 +127,15 @@ def test_the_grader_loading_a_solution_compiles_and_times_nothing(exercise_id, m
     assert events.graphs == 0
     out = capsys.readouterr().out
     assert "us per call" not in out and "is not written yet" not in out
+
+
+def test_the_cpu_benchmark_truth_follows_a_loaded_machine_but_not_calls_spaced_out():
+    from autograder.exercises.ex01_eager_mode.spec import _paced_truth
+
+    def arrivals(gap, n=20):
+        return [i * gap for i in range(n)]
+    measured = 0.0022  # 2 ms of the grader's wait + a 0.2 ms round trip, measured before the benchmark
+    assert _paced_truth(measured, 0.002, arrivals(0.0027)) == pytest.approx(0.0027)  # load slowed each call
+    assert _paced_truth(measured, 0.002, arrivals(0.012)) == pytest.approx(1.5 * measured)  # 10 ms gaps: capped
+    assert _paced_truth(measured, 0.002, arrivals(0.001)) == pytest.approx(0.002)  # never below the wait itself
+    assert _paced_truth(measured, 0.002, arrivals(0.0027, n=3)) == measured  # too few calls to judge a pace
