@@ -141,12 +141,17 @@ def hidden_check(exercise_id: str, check_id: str, namespace: dict) -> None:
     _raise_unless_passed(result)
 
 
-def check(exercise_id: str, namespace: dict) -> Report | None:
-    """Grade every check now and show the result card (widgets where available, text otherwise)."""
+def check(exercise_id: str, namespace: dict) -> None:
+    """Grade every check now and show the result card (widgets where available, text otherwise); then raise one
+    short CheckFailed naming the checks that did not pass, so papermill and Run All end on a failing cell.
+
+    The graded cells above are tagged ``raises-exception``: JupyterLab's Run All goes on past them, so this card is
+    reached and shows everything the learner wrote; nbgrader scores those cells by their error output all the same.
+    """
     from autograder.course import display, progress
 
     if os.environ.get("AUTOGRADER_WORKER") or os.environ.get("NBGRADER_EXECUTION"):
-        return None  # grading runs its own checks; the self-check card is for learners
+        return  # grading runs its own checks; the self-check card is for learners
 
     bar = display.Progress(f"Grading {exercise_id}")
     report = report_for(exercise_id, namespace, progress=bar.update)
@@ -154,7 +159,11 @@ def check(exercise_id: str, namespace: dict) -> Report | None:
     display.show_report(report, get_exercise(exercise_id))
     speedups = [r.details["speedup"] for r in report.results if r.passed and "speedup" in r.details]
     progress.record_exercise(exercise_id, report.points, report.max_points, max(speedups) if speedups else None)
-    return report
+    missing = [r for r in report.results if not report.counts(r)]
+    if missing:
+        names = ", ".join(f"{r.id} ({r.status})" for r in missing)
+        raise CheckFailed(f"{report.points:g}/{report.max_points} points: {len(missing)} of {len(report.results)} "
+                          f"checks did not pass: {names}", "the card above says why, check by check")
 
 
 _hints: dict = {}

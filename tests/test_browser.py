@@ -1,9 +1,10 @@
 """Self-study in a real browser: JupyterLab 4 and Notebook 7 on 127.0.0.1, driven by Playwright with Debian's
 Chromium.
 
-A learner's attempt at exercise 04 (the one-branch mistake) runs top to bottom on the CPU, in each interface;
-the progress panel and the result card render with the expected text, and "show a hint" reveals the first
-hint. A screenshot per interface is saved under build/browser/ as the test's artifact. Skips, saying why, only
+A learner's attempt at exercise 04 (the one-branch mistake) runs with Run All on the CPU, in each interface: Run
+All goes on past the failing graded cell (it shows the check's message and hint, not the grader's call stack) to
+the result card; the progress panel and the card render with the expected text, and "show a hint" reveals the
+first hint. A screenshot per interface is saved under build/browser/ as the test's artifact. Skips, saying why, only
 where Chromium or Playwright cannot be had (`.ci/run` installs Chromium with apt).
 """
 
@@ -27,15 +28,13 @@ EX = "04_graph_breaks"
 
 
 def _attempt(folder: Path) -> Path:
-    """The student version of exercise 04 with a wrong FixedBlock (one branch only) filled in and the graded
-    test cells left out (in JupyterLab an error stops Run All), ending with the result-card cell."""
+    """The student version of exercise 04 with a wrong FixedBlock (one branch only) filled in, graded cells and all,
+    ending with the result-card cell."""
     nb = json.loads((REPO / "exercises" / EX / f"{EX}.ipynb").read_text())
     wrong = (REPO / "autograder" / "exercises" / "ex04_graph_breaks" / "cases" / "one_branch.py").read_text()
     cells = []
     for cell in nb["cells"]:
         meta = cell["metadata"].get("nbgrader", {})
-        if meta.get("grade"):
-            continue
         if meta.get("grade_id") == "FixedBlock":
             cell["source"] = wrong
         cells.append(cell)
@@ -120,6 +119,12 @@ def test_an_exercise_runs_and_shows_progress_result_card_and_hints(lab):
                     continue
             card = page.wait_for_selector(".course-result-card", timeout=240_000)
             card_text = card.inner_text()
+            # Run All went on past the failing graded cell, which shows the message and hint, no call stack
+            errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
+                                  has_text="CheckFailed")
+            assert errors.count() >= 2, errors.count()  # a graded cell's failure and the card's summary line
+            first = errors.first.inner_text()
+            assert "Hint:" in first and "Traceback" not in first and "selfcheck.py" not in first, first
             assert "Graph breaks" in card_text and "FAILED" in card_text, card_text
             assert "differs" in card_text, card_text
             panel = page.locator(".course-progress-panel").first.inner_text()

@@ -39,6 +39,36 @@ def test_notebook_runs_on_cpu_at_smoke_size(path, tmp_path):
             assert f"] {check.id} (" in plain[0], (check.id, plain[0])
 
 
+RUN_ALL_TAG = "raises-exception"  # JupyterLab's Run All and nbclient go on past a cell with it
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "solutions").glob("*/*.ipynb")), ids=_id)
+def test_run_all_goes_past_the_learners_cells_and_failing_checks_to_the_result_card(path):
+    cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    for cell in cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade") or meta.get("solution"):
+            assert RUN_ALL_TAG in cell.metadata.get("tags", []), (meta.get("grade_id"), cell.source[:80])
+    if path.stem in EXERCISES:  # the card cell is last, untagged: it is where a run with a failed check ends
+        assert cells[-1].source == "check(EX, globals())"
+        assert RUN_ALL_TAG not in cells[-1].metadata.get("tags", [])
+
+
+@pytest.mark.slow
+def test_an_untouched_exercise_runs_to_its_card_and_fails_there_without_grader_tracebacks(tmp_path):
+    with pytest.raises(NotebookFailed, match=r"0/12 points: 4 of 4 checks did not pass: benchmark_known_durations"):
+        run_notebook(REPO / "exercises/01_eager_mode/01_eager_mode.ipynb", size="smoke", device="cpu",
+                     out_dir=tmp_path)
+    executed = nbformat.read(tmp_path / "exercises/01_eager_mode/01_eager_mode.ipynb", as_version=4)
+    outputs = [o for c in executed.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    cards = [o["data"]["text/plain"] for o in outputs if "course-result-card" in o.get("data", {}).get("text/html", "")]
+    assert len(cards) == 1 and all(f"[FAIL] {c.id} (" in cards[0] for c in EXERCISES["01_eager_mode"].checks)
+    failed_checks = [o for o in outputs if o.output_type == "error" and o.ename == "CheckFailed"]
+    assert len(failed_checks) == 5  # four graded cells and the card's one-line summary
+    for error in failed_checks:  # message and hint only: no frame of the grader's code
+        assert len(error.traceback) == 1 and "Hint:" in error.traceback[0] and "autograder" not in error.traceback[0]
+
+
 def test_a_cell_printing_a_wall_of_warnings_is_named_unless_the_log_is_its_point():
     noisy = nbformat.v4.new_code_cell("x = 1")
     noisy.outputs = [nbformat.v4.new_output("stream", name="stderr", text="UserWarning: careful\n" * 30)]

@@ -21,6 +21,10 @@ class CheckFailed(AssertionError):
         super().__init__(message + (f"\n  Hint: {hint}" if hint else ""))
         self.reason, self.hint, self.details = message, hint, details or {}
 
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows for it in a notebook: the message and the hint, not the grader's call stack."""
+        return [f"\x1b[0;31mCheckFailed\x1b[0m: {self.args[0]}"]
+
 
 class NeedsGPU(Exception):
     """The check's mechanism only exists on a CUDA GPU."""

@@ -45,8 +45,11 @@ class Progress:
             print(f"[{done}/{total}] {label}", flush=True)
 
     def close(self) -> None:
+        """Fill the bar: a report reused from an earlier cell (nothing left to grade) is finished too."""
         if self.widget is not None:
+            self.widget.value = self.widget.max
             self.widget.bar_style = "success"
+            self.label.value = f"{self.title}: done"
 
 
 class HintLadder:
