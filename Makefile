@@ -13,6 +13,8 @@ SIZE ?= auto
 DEVICE ?= auto
 RELEASE_DIR ?= exercises
 PYTEST_ARGS ?=
+# Test processes (pytest-xdist): one per core by default; JOBS=0 runs everything in this one process.
+JOBS ?= auto
 GPU_ARGS ?=
 WORKERS ?= 1
 
@@ -22,7 +24,7 @@ PY ?= $(BIN)/python
 STAMP := $(VENV)/.course-installed
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help env lab test lint strip exercises check gpu-check release autograde feedback grades clean
+.PHONY: help env lab test test-fast gates lint strip exercises check gpu-check release autograde feedback grades clean
 
 help: ## list every target with what it does
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -39,8 +41,14 @@ env: $(STAMP) ## create the .venv environment if it is missing (lab and test do 
 lab: $(STAMP) ## open JupyterLab at lessons/ (ARGS=--no-browser on a server)
 	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/lessons $(ALLOW_ROOT) $(ARGS)
 
-test: lint ## run the whole CPU test suite (creates the environment if missing)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+test: gates ## the whole CPU test suite after the cheap gates (creates the environment if missing); PYTEST_ARGS="-k ..." picks
+	$(BIN)/python -m pytest -m "not gate" -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
+
+test-fast: gates ## the gates, then every test not marked slow (no notebook runs, nbgrader, classroom or browser)
+	$(BIN)/python -m pytest -m "not gate and not slow" -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
+
+gates: lint ## seconds-long checks first: notebooks stripped, exercises/ generated from solutions/ (each names its fix)
+	$(BIN)/python -m pytest -m gate -q --durations=5
 
 lint: $(STAMP) ## ruff over the package, the tests and the notebooks
 	$(BIN)/ruff check .

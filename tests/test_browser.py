@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]  # one test process starts the servers
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "build" / "browser"
 EX = "04_graph_breaks"

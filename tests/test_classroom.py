@@ -22,6 +22,8 @@ from autograder.core import sandbox
 from autograder.tools import classroom, record
 
 REPO = Path(__file__).resolve().parent.parent
+# One test process grades the class once for every test here (pytest-xdist: one group).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("classroom")]
 EX = "01_eager_mode"
 FULL = {"benchmark_known_durations": 3, "benchmark_excludes_compile": 2, "fast_gelu_bias_correct": 3,
         "fast_gelu_bias_speed": 4}
@@ -50,8 +52,6 @@ def _notebook(kind: str, course: Path) -> str:
             if c["metadata"].get("nbgrader", {}).get("grade_id") == "benchmark":
                 stub["cells"][i] = cell
         return json.dumps(stub)
-    if kind == "sys_exit":  # the reference with sys.exit(0) in a solution cell
-        return _edit_entry(solution, lambda src: "import sys\nsys.exit(0)\n" + src)
     if kind == "renamed":  # the entry point renamed: its checks score 0, the rest still count
         return _edit_entry(solution, lambda src: src.replace("fast_gelu_bias =", "fast_gelu ="))
     if kind == "hangs":  # the reference with an endless loop in a solution cell
@@ -64,22 +64,19 @@ def _notebook(kind: str, course: Path) -> str:
             if c["metadata"].get("nbgrader", {}).get("grade"):
                 c["source"] = "pass\n"
         return json.dumps(stub)
-    if kind == "forged_grade_cell":  # the stub, with the graded cells' helpers redefined to always pass
+    if kind == "forges_scores":  # the stub, with the graded cells' helpers redefined to always pass and the
+        # grader's own module patched so that nothing raises
         return _edit_entry(stub, lambda src: "def grade_cell(*a, **k):\n    print('[PASS]')\n\n"
-                                             "def hidden_check(*a, **k):\n    pass\n\n" + src)
-    if kind == "patched_module":  # the stub, with the grader's own module patched so that nothing raises
-        return _edit_entry(stub, lambda src: "import autograder.selfcheck as _s\n"
+                                             "def hidden_check(*a, **k):\n    pass\n\n"
+                                             "import autograder.selfcheck as _s\n"
                                              "_s._raise_unless_passed = lambda result: None\n" + src)
-    if kind == "prints_environment":  # the reference, plus a cell that prints every variable and the parent's
-        return _edit_entry(solution, lambda src: "import os\nprint('ENVIRONMENT', dict(os.environ))\n" + src)
-    if kind == "peeks":  # the stub, plus a cell that looks for the gradebook and other students' submissions
+    if kind == "snoops":  # the reference, plus a cell that prints every variable and the parent's, and looks for
+        # the gradebook and other students' submissions
         near = [str(d / name) for d in [course, *Path.cwd().parents] for name in ("gradebook.db", "submitted")]
-        return _edit_entry(stub, lambda src: f"import os\nprint('PEEK', [p for p in {near!r} if os.path.exists(p)]"
-                                             f" + [p for p in {[str(course)]!r} if os.path.isdir(p) and os.listdir(p)])"
-                                             "\n" + src)
-    if kind == "patched_allclose":  # a cheat: every comparison patched to agree, and zeros instead of the work
-        return _edit_entry(solution, lambda src: src + "\ntorch.allclose = torch.equal = lambda *a, **k: True\n"
-                                                 "fast_gelu_bias = lambda x, bias: torch.zeros_like(x)\n")
+        return _edit_entry(solution, lambda src: "import os\nprint('ENVIRONMENT', dict(os.environ))\n"
+                                                 f"print('PEEK', [p for p in {near!r} if os.path.exists(p)]"
+                                                 f" + [p for p in {[str(course)]!r} if os.path.isdir(p) and "
+                                                 "os.listdir(p)])\n" + src)
     raise ValueError(kind)
 
 
@@ -88,23 +85,19 @@ CLASS = {"alice": ("reference", FULL),
          "carol": ("unreadable", dict.fromkeys(FULL, 0)),
          "dave": ("half_done", {**dict.fromkeys(FULL, 0), "benchmark_known_durations": 3,
                                 "benchmark_excludes_compile": 2}),
-         "erin": ("sys_exit", dict.fromkeys(FULL, 0)),
          "frank": ("renamed", {**FULL, "fast_gelu_bias_correct": 0, "fast_gelu_bias_speed": 0}),
          "grace": ("hangs", dict.fromkeys(FULL, 0)),
          "heidi": ("deleted_tests", dict.fromkeys(FULL, 0)),
          "ivan": ("edited_tests", dict.fromkeys(FULL, 0)),
-         # the comparisons that decide are in the judge's process: the patch changes nothing there
-         "judy": ("patched_allclose", {**FULL, "fast_gelu_bias_correct": 0}),
          # the score comes from the trusted report: forging the cells' outputs changes only the feedback
-         "mallory": ("forged_grade_cell", dict.fromkeys(FULL, 0)),
-         "oscar": ("patched_module", dict.fromkeys(FULL, 0)),
-         "peggy": ("prints_environment", FULL),
-         "trent": ("peeks", dict.fromkeys(FULL, 0))}
+         "mallory": ("forges_scores", dict.fromkeys(FULL, 0)),
+         # sees no secret, no gradebook, no one else's work; the honest work still scores in full
+         "peggy": ("snoops", FULL)}
+# Known-wrong approaches and the cheats that work inside the grader (patched comparisons, sys.exit, ...) are
+# graded once each as cases (tests/test_cases.py); the class holds what the nbgrader flow itself must handle.
 SECRET = "instructor-secret-for-the-test"
-# Graded again two at a time: the same grades. (Students whose scores do not hang on CPU timing, and the
-# reference: on a 2-core machine two gradings at once disturb the CPU benchmark checks, which a GPU host's
-# slots, with a GPU and cores each, do not.)
-FANOUT = ("alice", "bob", "carol", "mallory", "oscar", "trent")
+# Graded again two at a time: the same grades, for the reference, the cheats and nbgrader's odd cases.
+FANOUT = ("alice", "bob", "carol", "heidi", "mallory", "peggy")
 
 
 def _grade_class(course: Path, students, workers: int) -> Path:
@@ -129,7 +122,7 @@ def class_env():
     mp.setenv("COURSE_GRADING_SECRET", SECRET)
     mp.setenv("COURSE_SANDBOX", "auto")
     # Short limits so the hanging submission costs a minute: a notebook cell, and one isolated grading.
-    mp.setenv("COURSE_CELL_TIMEOUT", "60")
+    mp.setenv("COURSE_CELL_TIMEOUT", "40")
     mp.setenv("COURSE_SUBMISSION_TIMEOUT", "30")
     yield
     mp.undo()
@@ -170,15 +163,13 @@ def test_a_hang_and_a_renamed_entry_point_are_explained_in_the_feedback(graded_c
     assert "no function named fast_gelu_bias" in renamed
 
 
-def test_deleted_test_cells_are_put_back_and_graded_and_a_cheat_is_named(graded_class):
+def test_deleted_and_emptied_test_cells_are_put_back_and_graded(graded_class):
     deleted = (graded_class / "feedback" / "heidi" / EX / f"{EX}.html").read_text()
     for check in FULL:
         assert f"(id:{check}) was missing from the submission" in deleted, check
     assert "not written yet" in deleted  # the restored tests ran against the stub
     edited = (graded_class / "autograded" / "ivan" / EX / f"{EX}.ipynb").read_text()
     assert '"pass\\n"' not in edited and "grade_cell(EX" in edited  # nbgrader restored the locked cells
-    cheat = (graded_class / "feedback" / "judy" / EX / f"{EX}.html").read_text()
-    assert "differs from the reference" in cheat
 
 
 def test_each_student_has_feedback_and_an_unreadable_file_is_kept_and_explained(graded_class):
@@ -214,7 +205,6 @@ def test_forged_cells_change_only_their_own_feedback_and_the_log_says_so(graded_
     assert "[PASS]" in forged  # what the forged cell printed is the forger's own feedback, not a score
     notes = json.loads((graded_class / "record-summary.json").read_text())["disagreements"]
     assert any(n.startswith("mallory/") and "trusted grading 0" in n for n in notes), notes
-    assert any(n.startswith("oscar/") and "trusted grading 0" in n for n in notes), notes
     assert not any(n.startswith(("alice/", "peggy/")) for n in notes), notes
 
 
@@ -229,7 +219,7 @@ def test_the_secret_reaches_no_file_a_student_sees(graded_class):
 def test_a_student_sees_neither_the_gradebook_nor_other_submissions(graded_class):
     if sandbox.mode() != "bwrap":
         pytest.skip(sandbox.describe())
-    feedback = (graded_class / "feedback" / "trent" / EX / f"{EX}.html").read_text()
+    feedback = (graded_class / "feedback" / "peggy" / EX / f"{EX}.html").read_text()
     assert "PEEK []" in feedback
 
 

@@ -8,6 +8,7 @@ import subprocess
 import time
 import urllib.request
 
+import pytest
 from conftest import BIN, REPO
 
 
@@ -22,6 +23,7 @@ def _get(url: str) -> tuple[int, str]:
         return resp.status, resp.read().decode()
 
 
+@pytest.mark.slow
 def test_make_lab_serves_the_lessons_folder(tmp_path):
     port, token = _free_port(), "course-test-token"
     args = f"--no-browser --ip=127.0.0.1 --port={port} --IdentityProvider.token={token}"

@@ -10,6 +10,7 @@ from conftest import REPO, run_make
 from autograder.tools.notebooks import course_notebooks, is_clean, strip
 
 NOTEBOOKS = course_notebooks()
+pytestmark = pytest.mark.gate  # `make gates`: seconds, before the suite
 
 
 def _dirty_copy(tmp_path):

@@ -24,7 +24,7 @@ def test_notebook_has_a_parameters_cell_with_device_and_size(path):
     assert "DEVICE =" in cells[0].source and "SIZE =" in cells[0].source
 
 
-@pytest.mark.notebook
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_id)
 def test_notebook_runs_on_cpu_at_smoke_size(path, tmp_path):
     # No smoke-size cell needs minutes: a cell that does is a hang, and fails with its cell number.
