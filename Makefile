@@ -4,8 +4,17 @@ SHELL := /bin/bash
 
 PYTHON ?= python3
 VENV ?= .venv
-# Override to pin a build, e.g. `make test TORCH=torch==2.13.0` (CI does, to keep the CPU wheel).
+# torch is installed first, on its own. pip picks the build for the platform: on Linux x86-64 that is the CUDA
+# build (about 3 GB of downloads) even on a machine without a GPU. CPU=1 takes the CPU build (about 200 MB) from
+# PyTorch's CPU index instead, and fails if pip installed anything else: `make lab CPU=1`, `make test CPU=1` (what
+# CI runs). TORCH pins a version or a range, e.g. TORCH="torch==2.13.0".
 TORCH ?= torch>=2.6
+CPU ?=
+CPU_BUILD := $(filter-out 0,$(CPU))
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+CPU_TORCH_CHECK = $(BIN)/python -c "import sys, torch; sys.exit(torch.version.cuda and f'CPU=1, but $(VENV) has \
+  torch {torch.__version__}, a CUDA build (installed before without CPU=1, or the CPU index was out of reach): \
+  rm -rf $(VENV) and run the command again')"
 KERNEL_NAME := torch-compile-course
 ARGS ?=
 NOTEBOOKS ?=
@@ -31,7 +40,8 @@ help: ## list every target with what it does
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	$(BIN)/python -m pip install --quiet "$(TORCH)" $(if $(CPU_BUILD),--index-url $(TORCH_CPU_INDEX))
+	$(if $(CPU_BUILD),$(CPU_TORCH_CHECK))
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL_NAME) --display-name "Python (torch.compile course)"
 	touch $(STAMP)

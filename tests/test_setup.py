@@ -74,9 +74,40 @@ def test_environment_is_not_rebuilt_when_it_exists():
     assert "pip install" not in out, out
 
 
-def test_ci_installs_cpu_torch_before_anything_else():
+def test_cpu_1_installs_torch_from_the_cpu_index_and_checks_the_build():
+    torch_line = next(line for line in run_make("-n", "-B", "env", "CPU=1").stdout.splitlines() if "torch" in line
+                      and "pip install" in line)
+    assert torch_line.endswith('pip install --quiet "torch>=2.6" --index-url https://download.pytorch.org/whl/cpu')
+    assert "torch.version.cuda" in run_make("-n", "-B", "env", "CPU=1").stdout
+    plain = run_make("-n", "-B", "env").stdout
+    assert "download.pytorch.org" not in plain and "torch.version.cuda" not in plain
+
+
+def test_the_cpu_check_passes_a_cpu_build_and_stops_a_cuda_build(tmp_path, monkeypatch):
+    """The check CPU=1 runs after installing torch, run for real on a stand-in torch of each kind."""
+    import sys
+
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    (venv / "bin" / "python").chmod(0o755)
+    for cuda, expect_ok in [(None, True), ("12.8", False)]:
+        fake = tmp_path / f"torch-{cuda}"
+        (fake / "torch").mkdir(parents=True)
+        (fake / "torch" / "__init__.py").write_text("from . import version\n__version__ = '2.14.1'\n")
+        (fake / "torch" / "version.py").write_text(f"cuda = {cuda!r}\n")
+        monkeypatch.setenv("PYTHONPATH", str(fake))
+        result = run_make("--eval", "cpu-torch-check: ; $(CPU_TORCH_CHECK)", "cpu-torch-check", "CPU=1",
+                          f"VENV={venv}")
+        assert (result.returncode == 0) == expect_ok, result.stdout + result.stderr
+        if not expect_ok:
+            assert "has torch 2.14.1, a CUDA build" in result.stderr and "rm -rf" in result.stderr
+
+
+def test_ci_runs_the_readmes_cpu_install_with_torch_pinned_to_its_local_wheel():
     ci = (REPO / ".ci/run").read_text()
-    assert "PIP_CONSTRAINT" in ci and 'make test TORCH="torch==2.13.0"' in ci
+    assert "PIP_CONSTRAINT" in ci and "torch==2.13.0" in ci
+    assert re.search(r"^make test CPU=1\b", ci, flags=re.M)
 
 
 def test_gpu_check_refuses_to_run_without_a_gpu():
