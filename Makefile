@@ -26,6 +26,17 @@ PYTEST_ARGS ?=
 JOBS ?= auto
 GPU_ARGS ?=
 WORKERS ?= 1
+# make autograde-slurm: resources per array task (one student, one GPU); SLURM_SUBMIT=1 also submits the jobs;
+# SLURM_ARGS: more options for autograder/tools/slurm.py (e.g. --student=bob --sbatch=--qos=high).
+SLURM_CPUS ?= 8
+SLURM_MEM ?= 32G
+SLURM_TIME ?= 02:00:00
+SLURM_GRES ?= gpu:1
+SLURM_PARTITION ?=
+SLURM_ACCOUNT ?=
+SLURM_MAX ?= 0
+SLURM_ARGS ?=
+SLURM_SUBMIT ?=
 
 BIN := $(VENV)/bin
 # The interpreter for gpu-check; a GPU host with torch but no internet passes PY=python3 (no .venv built).
@@ -81,6 +92,15 @@ release: $(STAMP) ## instructors: nbgrader generate_assignment for every assignm
 
 autograde: $(STAMP) ## instructors: grade every student in submitted/ (WORKERS=N at a time, one per GPU), record scores from the trusted reports
 	$(BIN)/python -m autograder.tools.classroom autograde --workers $(WORKERS)
+
+.PHONY: autograde-slurm autograde-ray
+autograde-slurm: $(STAMP) ## instructors: write slurm/array.sh (a job array, one task and one GPU per student) and slurm/record.sh; SLURM_SUBMIT=1 submits
+	$(BIN)/python -m autograder.tools.slurm --cpus $(SLURM_CPUS) --mem $(SLURM_MEM) --time $(SLURM_TIME) \
+	  --gres "$(SLURM_GRES)" --partition "$(SLURM_PARTITION)" --account "$(SLURM_ACCOUNT)" --max-running $(SLURM_MAX) \
+	  $(SLURM_ARGS) $(if $(SLURM_SUBMIT),--submit)
+
+autograde-ray: $(STAMP) ## instructors: grade every student as a Ray task, one GPU each (pip install -e ".[ray]"; RAY_ADDRESS for a cluster), then record
+	$(BIN)/python -m autograder.tools.classroom autograde --runner ray --workers $(WORKERS)
 
 feedback: $(STAMP) ## instructors: one feedback HTML per student and assignment, under feedback/
 	$(BIN)/python -m autograder.tools.classroom feedback

@@ -7,6 +7,8 @@
 * ``autograde`` one grading unit per student in submitted/ (tools.grade_student: the trusted report, then a
                 sandboxed feedback run), ``--workers`` at a time (one per GPU), then the one writer
                 (tools.record) records them, scores from the trusted reports; unknown students are added;
+                ``--runner ray``: the units are Ray tasks, one GPU each (tools.ray_runner; the Slurm path is
+                tools.slurm);
 * ``feedback``  nbgrader generate_feedback: one HTML file per student and assignment under feedback/;
 * ``grades``    grades.csv with one row per student, assignment and check (score and max score).
 
@@ -21,6 +23,7 @@ import csv
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import time
@@ -32,6 +35,8 @@ from autograder.tools.notebooks import unreadable_reason
 from autograder.tools.paths import REPO
 from autograder.tools.record import record
 from autograder.tools.release import generate, run_nbgrader
+
+RUNNERS = ("local", "ray")  # autograde's fan-out: slots on this host (fan_out), or Ray tasks (tools.ray_runner)
 
 
 def submitted_assignments(course: Path) -> list[str]:
@@ -67,16 +72,26 @@ def quarantine_unreadable(course: Path) -> list[Path]:
     return replaced
 
 
-def autograde(course: Path, workers: int = 1, results: Path | None = None) -> dict:
+def autograde(course: Path, workers: int = 1, results: Path | None = None, runner: str = "local") -> dict:
     """Grade every student in submitted/ (one unit per student, ``workers`` at a time, each on its own GPU and
-    cores where there are several), then record them all into the gradebook with the one writer. Each unit's
-    wall time is printed and written to autograded/timings.csv."""
+    cores where there are several; with ``runner="ray"``, one Ray task per student, one GPU each), then record
+    them all into the gradebook with the one writer. Each unit's wall time is printed and written to
+    autograded/timings.csv."""
+    if runner not in RUNNERS:
+        raise ValueError(f"runner {runner!r}: use one of {', '.join(RUNNERS)}")
     for path in quarantine_unreadable(course):
         print(f"unreadable submission replaced by a zero-scoring notebook with a message: {path}")
     results = results or course / "results"
     results.mkdir(exist_ok=True)
     students = sorted(p.name for p in (course / "submitted").iterdir() if p.is_dir())
-    fan_out(course, students, results, workers)
+    if runner == "ray":
+        from autograder.tools import ray_runner
+
+        for student, path in ray_runner.fan_out(course, students, results, workers).items():
+            if path is None:
+                mark_unfinished(results, student)
+    else:
+        fan_out(course, students, results, workers)
     summary = record(course, results)
     timings = []
     for student in students:
@@ -87,8 +102,21 @@ def autograde(course: Path, workers: int = 1, results: Path | None = None) -> di
     out = course / "autograded" / "timings.csv"
     with out.open("w", newline="") as f:
         csv.writer(f).writerows([("student", "assignment", "seconds")] + timings)
-    print(f"{len(students)} students, {workers} at a time; timings in {out}")
+    print(f"{len(students)} students, {f'{workers} at a time' if runner == 'local' else 'one Ray task each'}; "
+          f"timings in {out}")
     return summary
+
+
+def mark_unfinished(results: Path, student: str) -> None:
+    """Leave ``results/<student>`` as a unit that did not finish (a folder without result.json): the record step
+    then lists the student in failed.csv and records nothing of theirs. An earlier run's unit found there is
+    kept aside as ``results/.<student>.stale``, so that it is not recorded as this run's."""
+    unit = results / student
+    if unit.exists():
+        stale = results / f".{student}.stale"
+        shutil.rmtree(stale, ignore_errors=True)
+        unit.rename(stale)
+    unit.mkdir(parents=True)
 
 
 def slots(workers: int) -> list[dict]:
@@ -169,10 +197,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["release", "autograde", "feedback", "grades"])
     parser.add_argument("--course", type=Path, default=REPO)
     parser.add_argument("--workers", type=int, default=1, help="autograde: students graded at a time (one per GPU)")
+    parser.add_argument("--runner", choices=RUNNERS, default="local",
+                        help="autograde: local slots on this host, or Ray tasks (pip install -e '.[ray]')")
     args = parser.parse_args(argv)
     course = args.course.resolve()
     if args.command == "autograde":
-        summary = autograde(course, workers=args.workers)
+        summary = autograde(course, workers=args.workers, runner=args.runner)
         return 1 if summary["failed"] else 0
     result = {"release": release, "feedback": feedback, "grades": grades}[args.command](course)
     for item in result if isinstance(result, list) else [result]:
