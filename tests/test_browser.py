@@ -40,6 +40,9 @@ def _attempt(folder: Path) -> Path:
             cell["source"] = wrong
         cells.append(cell)
     nb["cells"] = cells
+    # The kernel named, as a learner's saved notebook has it: a stripped notebook opened where two kernels are
+    # installed can get a "Select Kernel" dialog over the page (seen under load), which is not what is tested here.
+    nb["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     path = folder / f"{EX}_attempt.ipynb"
     path.write_text(json.dumps(nb))
     return path

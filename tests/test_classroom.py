@@ -25,6 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 # One test process grades the class once for every test here (pytest-xdist: one group).
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("classroom")]
 EX = "01_eager_mode"
+WARMUP = "00_warmup"
 FULL = {"benchmark_known_durations": 3, "benchmark_excludes_compile": 2, "fast_gelu_bias_correct": 3,
         "fast_gelu_bias_speed": 4}
 
@@ -96,18 +97,22 @@ CLASS = {"alice": ("reference", FULL),
 # Known-wrong approaches and the cheats that work inside the grader (patched comparisons, sys.exit, ...) are
 # graded once each as cases (tests/test_cases.py); the class holds what the nbgrader flow itself must handle.
 SECRET = "instructor-secret-for-the-test"
-# Graded again two at a time: the same grades, for the reference, the cheats and nbgrader's odd cases.
-FANOUT = ("alice", "bob", "carol", "heidi", "mallory", "peggy")
+# Graded again one at a time: the same grades, for the reference, the cheats and nbgrader's odd cases.
+SERIAL = ("alice", "bob", "carol", "heidi", "mallory", "peggy")
 
 
 def _grade_class(course: Path, students, workers: int) -> Path:
     shutil.copy(REPO / "nbgrader_config.py", course)
-    shutil.copytree(REPO / "solutions" / EX, course / "solutions" / EX)
+    for assignment in (EX, WARMUP):
+        shutil.copytree(REPO / "solutions" / assignment, course / "solutions" / assignment)
     classroom.release(course)
     for student in students:
         folder = course / "submitted" / student / EX
         folder.mkdir(parents=True)
         (folder / f"{EX}.ipynb").write_text(_notebook(CLASS[student][0], course))
+    warmup = course / "submitted" / "alice" / WARMUP  # practice: feedback, no score
+    warmup.mkdir()
+    shutil.copy(course / "solutions" / WARMUP / f"{WARMUP}.ipynb", warmup)
     summary = classroom.autograde(course, workers=workers)
     (course / "record-summary.json").write_text(json.dumps(summary))
     classroom.feedback(course)
@@ -121,22 +126,23 @@ def class_env():
     mp.setenv("COURSE_ALLOW_SKIP", "1")
     mp.setenv("COURSE_GRADING_SECRET", SECRET)
     mp.setenv("COURSE_SANDBOX", "auto")
-    # Short limits so the hanging submission costs a minute: a notebook cell, and one isolated grading.
+    # Limits that stop the hanging submission in two minutes, and leave room for an honest grading on a busy
+    # 2-core machine (two units at a time, beside other tests): a notebook cell, and one trusted grading.
     mp.setenv("COURSE_CELL_TIMEOUT", "40")
-    mp.setenv("COURSE_SUBMISSION_TIMEOUT", "30")
+    mp.setenv("COURSE_SUBMISSION_TIMEOUT", "90")
     yield
     mp.undo()
 
 
 @pytest.fixture(scope="module")
 def graded_class(tmp_path_factory, class_env):
-    """The whole class, one student at a time."""
-    return _grade_class(tmp_path_factory.mktemp("course"), CLASS, workers=1)
+    """The whole class, two students at a time (make autograde WORKERS=2)."""
+    return _grade_class(tmp_path_factory.mktemp("course"), CLASS, workers=2)
 
 
 @pytest.fixture(scope="module")
-def fanned_out_class(tmp_path_factory, class_env):
-    return _grade_class(tmp_path_factory.mktemp("fanout"), FANOUT, workers=2)
+def serial_class(tmp_path_factory, class_env):
+    return _grade_class(tmp_path_factory.mktemp("serial"), SERIAL, workers=1)
 
 
 def test_every_student_gets_the_score_each_check_deserves(graded_class):
@@ -184,8 +190,8 @@ def test_autograde_records_each_submissions_time(graded_class):
     rows = list(csv.DictReader((graded_class / "autograded" / "timings.csv").open()))
     assert {r["student"] for r in rows} == set(CLASS)
     assert all(r["assignment"] == EX and float(r["seconds"]) > 0 for r in rows)
-    # the hanging student's grading is stopped by the 30 s submission limit, then the notebook goes on
-    assert 30 <= float(next(r["seconds"] for r in rows if r["student"] == "grace")) < 200
+    # the hanging student's grading is stopped by the 90 s submission limit, then the notebook goes on
+    assert 90 <= float(next(r["seconds"] for r in rows if r["student"] == "grace")) < 300
 
 
 def test_the_autograded_notebook_says_how_long_its_isolated_grading_took(graded_class):
@@ -193,11 +199,11 @@ def test_the_autograded_notebook_says_how_long_its_isolated_grading_took(graded_
     assert "graded in separate processes in" in text
 
 
-def test_two_at_a_time_gives_the_grades_of_one_at_a_time(graded_class, fanned_out_class):
+def test_two_at_a_time_gives_the_grades_of_one_at_a_time(graded_class, serial_class):
     def rows(course):
-        return [r for r in csv.DictReader((course / "grades.csv").open()) if r["student"] in FANOUT]
+        return [r for r in csv.DictReader((course / "grades.csv").open()) if r["student"] in SERIAL]
 
-    assert rows(fanned_out_class) == rows(graded_class)
+    assert rows(graded_class) == rows(serial_class)
 
 
 def test_forged_cells_change_only_their_own_feedback_and_the_log_says_so(graded_class):
@@ -237,6 +243,24 @@ def test_a_lost_unit_and_a_corrupt_notebook_are_reported_and_no_one_else_changes
     assert after == before  # the earlier grades of bob and dave stay; everyone else is recorded again, unchanged
     rows = list(csv.DictReader((course / "autograded" / "failed.csv").open()))
     assert {r["student"] for r in rows} == {"bob", "dave"}
+
+
+def test_the_practice_warm_up_gets_feedback_and_no_score(graded_class):
+    summary = json.loads((graded_class / "record-summary.json").read_text())
+    assert summary["unscored"] == [["alice", WARMUP]]
+    executed = graded_class / "results" / "alice" / "autograded" / WARMUP / f"{WARMUP}.ipynb"
+    assert "tanh_gelu" in executed.read_text()
+    assert {r["assignment"] for r in csv.DictReader((graded_class / "grades.csv").open())} == {EX}
+
+
+def test_a_unit_that_never_finishes_is_reported_and_an_earlier_runs_result_is_not_recorded(tmp_path):
+    results = tmp_path / "results"
+    (results / "ghost").mkdir(parents=True)
+    (results / "ghost" / "result.json").write_text("{}")  # what an earlier run left
+    assert classroom.fan_out(tmp_path, ["ghost"], results, workers=1) == ["ghost"]  # no submission: it fails
+    classroom.mark_unfinished(results, "ghost")
+    assert not (results / "ghost" / "result.json").exists()  # so the record step lists ghost in failed.csv
+    assert (results / ".ghost.stale" / "result.json").exists()
 
 
 def test_recording_again_changes_nothing(graded_class, tmp_path):

@@ -31,7 +31,7 @@ from autograder.tools import classroom, slurm
 # The slow tests here and in test_ray.py run in one test process (pytest-xdist group "scale"), one after
 # another: they share the serial baseline, and no two of their gradings share the 2 cores.
 # The reference and the untouched stub: their grades do not depend on how many gradings share the 2 cores
-# (test_classroom.FANOUT), so any path may grade them at once.
+# (test_classroom.SERIAL), so any path may grade them at once.
 STUDENTS = ("alice", "bob")
 
 

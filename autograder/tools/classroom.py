@@ -91,7 +91,8 @@ def autograde(course: Path, workers: int = 1, results: Path | None = None, runne
             if path is None:
                 mark_unfinished(results, student)
     else:
-        fan_out(course, students, results, workers)
+        for student in fan_out(course, students, results, workers):
+            mark_unfinished(results, student)  # reported in failed.csv, not an earlier run's result recorded
     summary = record(course, results)
     timings = []
     for student in students:
@@ -137,14 +138,14 @@ def slots(workers: int) -> list[dict]:
     return out
 
 
-def fan_out(course: Path, students: list[str], results: Path, workers: int, retries: int = 1) -> None:
+def fan_out(course: Path, students: list[str], results: Path, workers: int, retries: int = 1) -> list[str]:
     """Run one grading unit per student, ``workers`` at a time; a unit that ends without its result (killed, a
-    lost node) is run again up to ``retries`` times, then left for the record step to report."""
+    lost node) is run again up to ``retries`` times. Returns the students whose unit never finished."""
     free: queue.Queue = queue.Queue()
     for s in slots(workers):
         free.put(s)
 
-    def unit(student: str) -> None:
+    def unit(student: str) -> bool:
         slot = free.get()
         try:
             for attempt in range(retries + 1):
@@ -156,14 +157,15 @@ def fan_out(course: Path, students: list[str], results: Path, workers: int, retr
                 print(f"[{student}] {done.stdout.strip()} ({time.perf_counter() - start:.1f} s, cores "
                       f"{slot['cores'][0]}-{slot['cores'][-1]})", flush=True)
                 if done.returncode == 0 and (results / student / RESULT).exists():
-                    return
+                    return True
                 print(f"[{student}] attempt {attempt + 1} ended without a result (exit {done.returncode}): "
                       f"{done.stderr.strip()[-500:]}", flush=True)
         finally:
             free.put(slot)
+        return False
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(unit, students))
+        return [s for s, finished in zip(students, pool.map(unit, students), strict=True) if not finished]
 
 
 def feedback(course: Path) -> list[Path]:

@@ -31,7 +31,7 @@ from pathlib import Path
 from autograder.core import sandbox
 from autograder.core.correctness import SECRET_ENV
 from autograder.core.protocol import Report
-from autograder.exercises import get_exercise
+from autograder.exercises import EXERCISES, get_exercise
 from autograder.selfcheck import REPORT_ENV, SKIP_ENV, run_judge, submission_timeout
 
 RESULT = "result.json"
@@ -87,6 +87,12 @@ def slot() -> dict:
             "cpus": sorted(os.sched_getaffinity(0)), "torch": torch.__version__, "sandbox": sandbox.describe()}
 
 
+def _keep_feedback(scratch: Path, student: str, assignment: str, partial: Path) -> None:
+    executed = scratch / "autograded" / student / assignment
+    if executed.is_dir():
+        shutil.copytree(executed, partial / "autograded" / assignment)
+
+
 def grade_student(course: Path, student: str, results: Path) -> dict:
     """Grade every assignment ``student`` submitted under ``course``; return (and write) the unit's summary."""
     submitted = course / "submitted" / student
@@ -107,14 +113,21 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
         shown.mkdir()
         for assignment in sorted(p.name for p in submitted.iterdir() if p.is_dir()):
             start = time.perf_counter()
+            if assignment not in EXERCISES:
+                # Practice (the warm-up): no trusted grading exists, so nothing is scored; the student still gets
+                # the feedback of its own checks, and the record step says it recorded no score.
+                code = feedback_run(scratch, student, assignment, shown,
+                                    partial / "logs" / f"{assignment}-feedback.log")
+                summary["assignments"][assignment] = {
+                    "seconds": round(time.perf_counter() - start, 1), "scored": False, "feedback_exit": code}
+                _keep_feedback(scratch, student, assignment, partial)
+                continue
             notebook = scratch / "submitted" / student / assignment / f"{assignment}.ipynb"
             report = trusted_grading(assignment, notebook, partial / "reports" / f"{assignment}.json",
                                      partial / "logs" / f"{assignment}-grading.log")
             shutil.copy(partial / "reports" / f"{assignment}.json", shown / f"{assignment}.json")
             code = feedback_run(scratch, student, assignment, shown, partial / "logs" / f"{assignment}-feedback.log")
-            executed = scratch / "autograded" / student / assignment
-            if executed.is_dir():
-                shutil.copytree(executed, partial / "autograded" / assignment)
+            _keep_feedback(scratch, student, assignment, partial)
             summary["assignments"][assignment] = {
                 "seconds": round(time.perf_counter() - start, 1), "grading_s": round(report.seconds, 1),
                 "points": report.points, "max_points": report.max_points, "feedback_exit": code}
@@ -137,7 +150,10 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
     summary = grade_student(args.course.resolve(), args.student, args.results.resolve())
     for name, row in summary["assignments"].items():
-        print(f"graded {args.student}/{name}: {row['points']:g}/{row['max_points']} in {row['seconds']:.1f} s")
+        if row.get("scored") is False:
+            print(f"not scored {args.student}/{name}: practice, no trusted grading (feedback only)")
+        else:
+            print(f"graded {args.student}/{name}: {row['points']:g}/{row['max_points']} in {row['seconds']:.1f} s")
     return 0
 
 

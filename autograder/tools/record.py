@@ -29,11 +29,12 @@ from autograder.tools.release import run_nbgrader
 FAILED_CSV = "failed.csv"
 
 
-def collect(course: Path, results: Path) -> tuple[dict[str, dict[str, Report]], list[tuple[str, str, str]]]:
-    """Finished units' reports by student and assignment, their notebooks copied under executed/; and the
-    failures (student, assignment or '*', reason)."""
+def collect(course: Path, results: Path):
+    """Finished units' reports by student and assignment, their notebooks copied under executed/; the failures
+    (student, assignment or '*', reason); and the practice submissions that have no score (student, assignment)."""
     reports: dict[str, dict[str, Report]] = {}
     failed: list[tuple[str, str, str]] = []
+    unscored: list[tuple[str, str]] = []
     # Only what this record step checked is staged: nbgrader must never re-record a notebook whose report
     # is missing (it would score the kernel's cells).
     shutil.rmtree(course / "executed", ignore_errors=True)
@@ -42,6 +43,8 @@ def collect(course: Path, results: Path) -> tuple[dict[str, dict[str, Report]], 
         if not (unit / RESULT).exists():
             failed.append((student, "*", "the grading of this student did not finish (no result.json): regrade"))
             continue
+        rows = json.loads((unit / RESULT).read_text()).get("assignments", {})
+        unscored += [(student, a) for a, row in sorted(rows.items()) if row.get("scored") is False]
         for report_path in sorted((unit / "reports").glob("*.json")):
             assignment = report_path.stem
             notebook = unit / "autograded" / assignment / f"{assignment}.ipynb"
@@ -60,7 +63,7 @@ def collect(course: Path, results: Path) -> tuple[dict[str, dict[str, Report]], 
             if stamp.exists():
                 shutil.copy(stamp, target)
             reports.setdefault(student, {})[assignment] = report
-    return reports, failed
+    return reports, failed, unscored
 
 
 def apply_reports(course: Path, reports: dict[str, dict[str, Report]]) -> list[str]:
@@ -88,7 +91,7 @@ def apply_reports(course: Path, reports: dict[str, dict[str, Report]]) -> list[s
 
 def record(course: Path, results: Path) -> dict:
     """Record every finished unit under ``results`` into ``course``'s gradebook (see the module docstring)."""
-    reports, failed = collect(course, results)
+    reports, failed, unscored = collect(course, results)
     assignments = sorted({a for by in reports.values() for a in by})
     for assignment in assignments:
         run_nbgrader(course, "autograde", assignment, "--no-execute", "--force", "--create",
@@ -102,7 +105,11 @@ def record(course: Path, results: Path) -> dict:
         print(line)
     for student, assignment, why in failed:
         print(f"NOT RECORDED {student}/{assignment}: {why}")
-    return {"recorded": {s: sorted(by) for s, by in reports.items()}, "failed": failed, "disagreements": notes}
+    for student, assignment in unscored:
+        print(f"NOT SCORED {student}/{assignment}: practice, no trusted grading (its executed notebook: "
+              f"{results / student / 'autograded' / assignment})")
+    return {"recorded": {s: sorted(by) for s, by in reports.items()}, "failed": failed, "disagreements": notes,
+            "unscored": unscored}
 
 
 def main(argv: list[str] | None = None) -> int:
