@@ -47,3 +47,22 @@ def grade_source(source: str, exercise, **policy):
                                  policy=Policy(**policy), sources=[source])
         finally:
             session.close()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Under `make test` (pytest-xdist, --dist loadgroup) the tests of one xdist_group must reach one process:
+    a class graded in two processes at once costs minutes and can fail. pytest 9 silently drops xdist 3.8's
+    grouping, so say so instead of grading twice."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    lost = [i.nodeid for i in items if i.get_closest_marker("xdist_group") and "@" not in i.nodeid]
+    if lost:
+        raise pytest.UsageError(f"pytest {pytest.__version__} ignores pytest-xdist's xdist_group ({lost[0]}): "
+                                "install the versions pyproject.toml's dev extra names (pip install -e '.[dev]')")
+
+
+def pytest_configure(config):
+    if getattr(config.option, "dist", "no") == "loadgroup" and int(pytest.__version__.split(".")[0]) >= 9:
+        raise pytest.UsageError(f"pytest {pytest.__version__} drops pytest-xdist's xdist_group, which `make test` "
+                                "needs: pip install -e '.[dev]' (pytest<9)")

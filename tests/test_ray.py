@@ -24,9 +24,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("scale")]
 def ray_cluster(scale_env):  # noqa: F811 (the imported fixture)
     """A local Ray with two declared GPUs, started after the course's settings are in the environment (its
     workers inherit them, the grading secret included, as a local Ray's workers do)."""
+    import builtins
+
+    print_before = builtins.print
     ray.init(num_cpus=2, num_gpus=2, include_dashboard=False, log_to_driver=True)
     yield ray.cluster_resources()
     ray.shutdown()
+    # this test process goes on to compile other tests' code: Python's own print must still be there
+    assert builtins.print is print_before, "Ray replaced builtins.print (set RAY_TQDM_PATCH_PRINT=0)"
 
 
 def test_a_unit_that_ends_without_a_result_is_tried_twice_then_reported(ray_cluster, tmp_path, capsys):

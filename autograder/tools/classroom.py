@@ -169,8 +169,11 @@ def fan_out(course: Path, students: list[str], results: Path, workers: int, retr
 
 
 def feedback(course: Path) -> list[Path]:
+    """Feedback HTML for every recorded assignment (a practice one, never scored, keeps its executed notebook in
+    results/<student>/autograded/ instead)."""
     for name in submitted_assignments(course):
-        run_nbgrader(course, "generate_feedback", name, "--force")
+        if any((course / "autograded").glob(f"*/{name}")):
+            run_nbgrader(course, "generate_feedback", name, "--force")
     return sorted((course / "feedback").glob("*/*/*.html"))
 
 

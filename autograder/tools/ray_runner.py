@@ -32,6 +32,10 @@ from pathlib import Path
 from autograder.core.correctness import SECRET_ENV
 from autograder.tools.grade_student import RESULT
 
+# Ray replaces builtins.print in the driver for its progress bars, and leaves it replaced after ray.shutdown():
+# torch.compile then traces Ray's print in place of Python's (a graph break reported inside ray/).
+os.environ.setdefault("RAY_TQDM_PATCH_PRINT", "0")
+
 
 def _grade_unit(course: str, student: str, results: str, python: str, env: dict, threads: int) -> str | None:
     """Body of the Ray task (on a worker): the grading unit as a subprocess; the result's path, or None."""
