@@ -101,15 +101,21 @@ SECRET = "instructor-secret-for-the-test"
 SERIAL = ("alice", "bob", "carol", "heidi", "mallory", "peggy")
 
 
-def _grade_class(course: Path, students, workers: int) -> Path:
+def new_class(course: Path, students, assignments=(EX,)) -> Path:
+    """A released course (``assignments``) with these students' submissions of EX, not graded yet."""
     shutil.copy(REPO / "nbgrader_config.py", course)
-    for assignment in (EX, WARMUP):
+    for assignment in assignments:
         shutil.copytree(REPO / "solutions" / assignment, course / "solutions" / assignment)
     classroom.release(course)
     for student in students:
         folder = course / "submitted" / student / EX
         folder.mkdir(parents=True)
         (folder / f"{EX}.ipynb").write_text(_notebook(CLASS[student][0], course))
+    return course
+
+
+def _grade_class(course: Path, students, workers: int) -> Path:
+    new_class(course, students, assignments=(EX, WARMUP))
     warmup = course / "submitted" / "alice" / WARMUP  # practice: feedback, no score
     warmup.mkdir()
     shutil.copy(course / "solutions" / WARMUP / f"{WARMUP}.ipynb", warmup)

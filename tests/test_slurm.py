@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, run_make
-from test_classroom import CLASS, EX, _notebook, class_env  # noqa: F401 (class_env: a fixture)
+from test_classroom import EX, class_env, new_class  # noqa: F401 (class_env: a fixture)
 
 from autograder.tools import classroom, slurm
 
@@ -45,18 +45,6 @@ def serial_class(tmp_path_factory) -> Path:
         new_class(course, STUDENTS)
         classroom.autograde(course, workers=1)
         classroom.grades(course)
-    return course
-
-
-def new_class(course: Path, students) -> Path:
-    """A released course with these students' submissions of EX, not graded yet (as test_classroom builds one)."""
-    shutil.copy(REPO / "nbgrader_config.py", course)
-    shutil.copytree(REPO / "solutions" / EX, course / "solutions" / EX)
-    classroom.release(course)
-    for student in students:
-        folder = course / "submitted" / student / EX
-        folder.mkdir(parents=True)
-        (folder / f"{EX}.ipynb").write_text(_notebook(CLASS[student][0], course))
     return course
 
 

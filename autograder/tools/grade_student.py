@@ -87,12 +87,6 @@ def slot() -> dict:
             "cpus": sorted(os.sched_getaffinity(0)), "torch": torch.__version__, "sandbox": sandbox.describe()}
 
 
-def _keep_feedback(scratch: Path, student: str, assignment: str, partial: Path) -> None:
-    executed = scratch / "autograded" / student / assignment
-    if executed.is_dir():
-        shutil.copytree(executed, partial / "autograded" / assignment)
-
-
 def grade_student(course: Path, student: str, results: Path) -> dict:
     """Grade every assignment ``student`` submitted under ``course``; return (and write) the unit's summary."""
     submitted = course / "submitted" / student
@@ -113,24 +107,22 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
         shown.mkdir()
         for assignment in sorted(p.name for p in submitted.iterdir() if p.is_dir()):
             start = time.perf_counter()
-            if assignment not in EXERCISES:
-                # Practice (the warm-up): no trusted grading exists, so nothing is scored; the student still gets
-                # the feedback of its own checks, and the record step says it recorded no score.
-                code = feedback_run(scratch, student, assignment, shown,
-                                    partial / "logs" / f"{assignment}-feedback.log")
-                summary["assignments"][assignment] = {
-                    "seconds": round(time.perf_counter() - start, 1), "scored": False, "feedback_exit": code}
-                _keep_feedback(scratch, student, assignment, partial)
-                continue
-            notebook = scratch / "submitted" / student / assignment / f"{assignment}.ipynb"
-            report = trusted_grading(assignment, notebook, partial / "reports" / f"{assignment}.json",
-                                     partial / "logs" / f"{assignment}-grading.log")
-            shutil.copy(partial / "reports" / f"{assignment}.json", shown / f"{assignment}.json")
+            # Practice (the warm-up) has no trusted grading, so nothing of it is scored: the student still gets
+            # the feedback of its own checks, and the record step says it recorded no score.
+            scored = assignment in EXERCISES
+            if scored:
+                notebook = scratch / "submitted" / student / assignment / f"{assignment}.ipynb"
+                report = trusted_grading(assignment, notebook, partial / "reports" / f"{assignment}.json",
+                                         partial / "logs" / f"{assignment}-grading.log")
+                shutil.copy(partial / "reports" / f"{assignment}.json", shown / f"{assignment}.json")
             code = feedback_run(scratch, student, assignment, shown, partial / "logs" / f"{assignment}-feedback.log")
-            _keep_feedback(scratch, student, assignment, partial)
-            summary["assignments"][assignment] = {
-                "seconds": round(time.perf_counter() - start, 1), "grading_s": round(report.seconds, 1),
-                "points": report.points, "max_points": report.max_points, "feedback_exit": code}
+            executed = scratch / "autograded" / student / assignment
+            if executed.is_dir():
+                shutil.copytree(executed, partial / "autograded" / assignment)
+            row = {"seconds": round(time.perf_counter() - start, 1), "feedback_exit": code}
+            row.update({"grading_s": round(report.seconds, 1), "points": report.points,
+                        "max_points": report.max_points} if scored else {"scored": False})
+            summary["assignments"][assignment] = row
     (partial / RESULT).write_text(json.dumps(summary, indent=1))
     if final.exists():
         shutil.rmtree(final)
