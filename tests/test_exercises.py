@@ -130,12 +130,22 @@ def test_the_grader_loading_a_solution_compiles_and_times_nothing(exercise_id, m
 
 
 def test_the_cpu_benchmark_truth_follows_a_loaded_machine_but_not_calls_spaced_out():
-    from autograder.exercises.ex01_eager_mode.spec import _paced_truth
+    from autograder.exercises.ex01_eager_mode.spec import Truth, _paced_truth
 
-    def arrivals(gap, n=20):
-        return [i * gap for i in range(n)]
-    measured = 0.0022  # 2 ms of the grader's wait + a 0.2 ms round trip, measured before the benchmark
-    assert _paced_truth(measured, 0.002, arrivals(0.0027)) == pytest.approx(0.0027)  # load slowed each call
-    assert _paced_truth(measured, 0.002, arrivals(0.012)) == pytest.approx(1.5 * measured)  # 10 ms gaps: capped
-    assert _paced_truth(measured, 0.002, arrivals(0.001)) == pytest.approx(0.002)  # never below the wait itself
-    assert _paced_truth(measured, 0.002, arrivals(0.0027, n=3)) == measured  # too few calls to judge a pace
+    def arrivals(*gaps):
+        return [sum(gaps[:i]) for i in range(len(gaps) + 1)]
+    measured = Truth.exact(0.0022)  # 2 ms of the grader's wait + a 0.2 ms round trip, measured before the benchmark
+    def approx(truth):
+        return pytest.approx((truth.low, truth.high))
+    slowed = _paced_truth(measured, 0.002, arrivals(*[0.0027] * 20))  # load slowed each call alike
+    assert (slowed.low, slowed.high) == approx(Truth.exact(0.0027))
+    # Some calls stalled: a loop's mean and the calls' median both count as the truth; a one-second first call
+    # (a compile) counts in neither.
+    stalled = _paced_truth(measured, 0.002, arrivals(1.0, *[0.0024] * 12, *[0.003] * 8))
+    assert stalled.low == pytest.approx(0.0024) and stalled.high == pytest.approx((12 * 0.0024 + 8 * 0.003) / 20)
+    assert stalled.ratio(0.0026) == 1.0 and stalled.ratio(0.0033) == pytest.approx(0.0033 / stalled.high)
+    capped = _paced_truth(measured, 0.002, arrivals(*[0.012] * 20))  # 10 ms gaps between calls: capped at +50%
+    assert (capped.low, capped.high) == approx(Truth.exact(1.5 * 0.0022))
+    never_below = _paced_truth(measured, 0.002, arrivals(*[0.001] * 20))  # never below the grader's own wait
+    assert (never_below.low, never_below.high) == approx(Truth.exact(0.002))
+    assert _paced_truth(measured, 0.002, arrivals(0.0027, 0.0027, 0.0027)) == measured  # too few calls for a pace
