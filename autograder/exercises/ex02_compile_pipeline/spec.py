@@ -44,6 +44,12 @@ LOSS_TOL = Tolerance(rtol=1e-4, atol=1e-6)
 GRAD_RTOL, GRAD_ATOL_FRACTION = 1e-3, 1e-4
 # AdamW moves each weight by about lr whatever the gradient's size: a skipped step is off by ~1e-3.
 PARAM_TOL = Tolerance(rtol=0.0, atol=1e-4)
+# During timing the grader replays each block of the learner's steps eagerly from the learner's weights, but with
+# its own AdamW state: the fused step and eager drift apart within a block (H200, blocks of 20 steps: losses up
+# to 5e-4 relative, weights up to 4e-5 after a block). A wrong loss (another batch's) is off by 1e-2 or more; a
+# skipped step or another learning rate moves weights by ~1e-3.
+TIMED_LOSS_TOL = Tolerance(rtol=2e-3, atol=1e-6)
+TIMED_PARAM_TOL = Tolerance(rtol=0.0, atol=3e-4)
 
 
 # ---- (a) GraphRecorder ----
@@ -242,12 +248,12 @@ class Replay:
     def __call__(self, record: BlockRecord) -> None:
         for j, (x, y) in enumerate(record.calls):
             want = train_step(self.model, self.optimizer, x.clone(), y.clone())
-            check_tensor(record.outs[j].clone(), want, LOSS_TOL, f"during timing, the loss of step {j + 1} of "
+            check_tensor(record.outs[j].clone(), want, TIMED_LOSS_TOL, f"during timing, the loss of step {j + 1} of "
                          f"{len(record.calls)} in a block")
         flat = torch.empty_like(record.finished)
         copy_params(self.model, flat)
         try:
-            check_tensor(record.finished.clone(), flat, PARAM_TOL, "during timing, the weights after a block of steps")
+            check_tensor(record.finished.clone(), flat, TIMED_PARAM_TOL, "during timing, the weights after a block of steps")
         except CheckFailed as err:
             raise CheckFailed(err.reason.replace("differs from the reference", "differ from the grader's replay of "
                                                  "the same steps"), "every call of step must do the whole step: "
@@ -264,10 +270,10 @@ def check_train_speed(ctx: GradeContext):
     def baseline(x, y):
         return train_step(base_model, base_opt, x, y)
 
-    timed = Timed(args=lambda gen, i: _batch(ctx, gen, batch, cfg.seq), tol=LOSS_TOL, no_grad=False,
+    timed = Timed(args=lambda gen, i: _batch(ctx, gen, batch, cfg.seq), tol=TIMED_LOSS_TOL, no_grad=False,
                   out_like=lambda args: ((), torch.float32), finish=f"{WORKLOAD}:copy_params",
                   finish_numel=param_count(base_model), verify=Replay(ctx),
-                  # ~18 ms baseline steps on a GPU: long blocks keep the boundary's cost near 2%
+                  # ~15 ms baseline steps on a GPU: long blocks keep the boundary's cost near 2%
                   min_block_s=0.1 if ctx.cuda else None)
     return speed_check(ctx, baseline, step.ref, timed, name="step", baseline_model=base_model,
                        candidate_model=model.ref)
