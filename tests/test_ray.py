@@ -11,7 +11,7 @@ import json
 
 import pytest
 from test_classroom import EX, class_env  # noqa: F401 (class_env, scale_env: fixtures)
-from test_slurm import STUDENTS, assert_same_grades, new_class, scale_env, serial_class  # noqa: F401
+from test_slurm import STUDENTS, assert_class_grades, new_class, scale_env  # noqa: F401
 
 from autograder.tools import classroom, ray_runner
 
@@ -46,7 +46,7 @@ def test_a_unit_that_ends_without_a_result_is_tried_twice_then_reported(ray_clus
     assert (results / "ghost").is_dir() and not (results / "ghost" / "result.json").exists()
 
 
-def test_ray_tasks_with_one_declared_gpu_each_give_the_local_paths_grades(ray_cluster, tmp_path, tmp_path_factory):
+def test_ray_tasks_with_one_declared_gpu_each_give_every_student_their_grades(ray_cluster, tmp_path):
     course = new_class(tmp_path, STUDENTS)
     summary = classroom.autograde(course, workers=2, runner="ray")
     assert summary["failed"] == [] and sorted(summary["recorded"]) == sorted(STUDENTS)
@@ -55,4 +55,4 @@ def test_ray_tasks_with_one_declared_gpu_each_give_the_local_paths_grades(ray_cl
     timings = list(csv.DictReader((course / "autograded" / "timings.csv").open()))
     assert sorted(r["student"] for r in timings) == sorted(STUDENTS) and all(r["assignment"] == EX for r in timings)
     classroom.grades(course)
-    assert_same_grades(course, serial_class(tmp_path_factory))
+    assert_class_grades(course, STUDENTS)
