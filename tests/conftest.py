@@ -26,9 +26,13 @@ def repo() -> Path:
 def run_make(*args: str, timeout: float = 600, **kwargs) -> subprocess.CompletedProcess:
     """Run `make ARGS` in the repository with this interpreter's environment first on PATH.
 
-    The outer `make test CPU=1` passes its variables down through MAKEFLAGS; drop them so that each test's make
-    sees only the variables the test names (`make -n env` must not inherit CI's CPU=1)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
+    The outer `make test CPU=1` hands its command-line variables down twice, in MAKEFLAGS and as environment
+    variables; drop both so that each test's make sees only the variables the test names (`make -n env` must
+    not inherit CI's CPU=1)."""
+    flags = os.environ.get("MAKEFLAGS", "")
+    outer = {word.split("=", 1)[0] for word in flags.split(" -- ", 1)[1].split()} if " -- " in flags else set()
+    dropped = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", *outer}
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env["PATH"] = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
     return subprocess.run(["make", "--no-print-directory", *args], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=timeout, **kwargs)

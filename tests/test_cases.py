@@ -4,6 +4,7 @@ header promises: a wrong approach or a cheat is rejected for its stated reason, 
 The GPU-only cases run in `make gpu-check`, twenty times each.
 """
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -24,12 +25,35 @@ def _id(case) -> str:
     return f"{case.exercise}/{case.name}"
 
 
-def _grade(case, **kwargs):
-    try:
-        return grade_file(EXERCISES[case.exercise], solution(case.exercise), overrides=[case.path],
-                          only=case.graded_checks(cuda=False), **kwargs)
-    finally:
-        (PACKAGE / "zz_redteam_injected.py").unlink(missing_ok=True)
+def _grade(case, policy: Policy = POLICY):
+    if "*" in case.checks:
+        return _grade_in_a_copy(case, policy)
+    return grade_file(EXERCISES[case.exercise], solution(case.exercise), overrides=[case.path],
+                      only=case.graded_checks(cuda=False), policy=policy)
+
+
+def _grade_in_a_copy(case, policy: Policy):
+    """Grade a case that may touch the grader's own files (every check at stake) with a private copy of the
+    package, judge and worker both: a file it writes there cannot show up in the gradings that other test
+    processes run at the same time from the real package (nor can their clean-up hide it)."""
+    import shutil
+    import subprocess
+    import sys
+
+    from autograder.core.protocol import Report
+
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(PACKAGE, Path(tmp) / PACKAGE.name, ignore=shutil.ignore_patterns("__pycache__"))
+        script = ("import sys\nfrom autograder.core.grading import Policy, grade_file\n"
+                  "from autograder.exercises import EXERCISES\n"
+                  f"report = grade_file(EXERCISES[{case.exercise!r}], {str(solution(case.exercise))!r}, "
+                  f"overrides=[{str(case.path)!r}], only={case.graded_checks(cuda=False)!r}, "
+                  f"policy=Policy({policy.allow_skip!r}, {policy.timeout!r}, {policy.cpu_gate!r}))\n"
+                  "sys.stdout.write('REPORT ' + report.to_json().replace(chr(10), ' '))\n")
+        done = subprocess.run([sys.executable, "-c", script], cwd=tmp, env={**os.environ, "PYTHONPATH": tmp},
+                              capture_output=True, text=True, timeout=policy.timeout + 120)
+        assert "REPORT " in done.stdout, done.stdout[-2000:] + done.stderr[-4000:]
+        return Report.from_json(done.stdout.split("REPORT ", 1)[1])
 
 
 def test_every_exercise_has_cases_the_cpu_can_run():
@@ -50,7 +74,7 @@ def test_every_header_names_real_checks_and_a_known_kind():
 @pytest.mark.parametrize("case", [c for c in CPU_CASES if c.outcome == "rejected"], ids=_id)
 def test_a_wrong_or_cheating_submission_is_rejected_for_its_reason(case):
     timeout = 20 if case.name == "infinite_loop" else POLICY.timeout
-    report = _grade(case, policy=Policy(POLICY.allow_skip, timeout, POLICY.cpu_gate))
+    report = _grade(case, Policy(POLICY.allow_skip, timeout, POLICY.cpu_gate))
     ok, why = cases.verdict(case, report)
     assert ok, f"{case.name}: {why}\n" + "\n".join(report.lines())
     assert not report.ok()
