@@ -5,12 +5,16 @@ The GPU-only cases run in `make gpu-check`, twenty times each.
 """
 
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from autograder.core.grading import PACKAGE, Policy, grade_file
+from autograder.core.protocol import Report
 from autograder.exercises import EXERCISES
 from autograder.tools import cases
 from autograder.tools.paths import solution
@@ -36,12 +40,6 @@ def _grade_in_a_copy(case, policy: Policy):
     """Grade a case that may touch the grader's own files (every check at stake) with a private copy of the
     package, judge and worker both: a file it writes there cannot show up in the gradings that other test
     processes run at the same time from the real package (nor can their clean-up hide it)."""
-    import shutil
-    import subprocess
-    import sys
-
-    from autograder.core.protocol import Report
-
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copytree(PACKAGE, Path(tmp) / PACKAGE.name, ignore=shutil.ignore_patterns("__pycache__"))
         script = ("import sys\nfrom autograder.core.grading import Policy, grade_file\n"

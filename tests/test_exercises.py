@@ -135,17 +135,15 @@ def test_the_cpu_benchmark_truth_follows_a_loaded_machine_but_not_calls_spaced_o
     def arrivals(*gaps):
         return [sum(gaps[:i]) for i in range(len(gaps) + 1)]
     measured = Truth.exact(0.0022)  # 2 ms of the grader's wait + a 0.2 ms round trip, measured before the benchmark
-    def approx(truth):
-        return pytest.approx((truth.low, truth.high))
     slowed = _paced_truth(measured, 0.002, arrivals(*[0.0027] * 20))  # load slowed each call alike
-    assert (slowed.low, slowed.high) == approx(Truth.exact(0.0027))
+    assert (slowed.low, slowed.high) == pytest.approx((0.0027, 0.0027))
     # Some calls stalled: a loop's mean and the calls' median both count as the truth; a one-second first call
     # (a compile) counts in neither.
     stalled = _paced_truth(measured, 0.002, arrivals(1.0, *[0.0024] * 12, *[0.003] * 8))
     assert stalled.low == pytest.approx(0.0024) and stalled.high == pytest.approx((12 * 0.0024 + 8 * 0.003) / 20)
     assert stalled.ratio(0.0026) == 1.0 and stalled.ratio(0.0033) == pytest.approx(0.0033 / stalled.high)
     capped = _paced_truth(measured, 0.002, arrivals(*[0.012] * 20))  # 10 ms gaps between calls: capped at +50%
-    assert (capped.low, capped.high) == approx(Truth.exact(1.5 * 0.0022))
+    assert (capped.low, capped.high) == pytest.approx((1.5 * 0.0022, 1.5 * 0.0022))
     never_below = _paced_truth(measured, 0.002, arrivals(*[0.001] * 20))  # never below the grader's own wait
-    assert (never_below.low, never_below.high) == approx(Truth.exact(0.002))
+    assert (never_below.low, never_below.high) == pytest.approx((0.002, 0.002))
     assert _paced_truth(measured, 0.002, arrivals(0.0027, 0.0027, 0.0027)) == measured  # too few calls for a pace

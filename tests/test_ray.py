@@ -10,8 +10,8 @@ import csv
 import json
 
 import pytest
-from test_classroom import EX, class_env  # noqa: F401 (class_env, scale_env: fixtures)
-from test_slurm import STUDENTS, assert_class_grades, new_class, scale_env  # noqa: F401
+from test_classroom import EX, assert_class_grades, class_env, new_class  # noqa: F401 (class_env, scale_env: fixtures)
+from test_slurm import STUDENTS, scale_env  # noqa: F401
 
 from autograder.tools import classroom, ray_runner
 
