@@ -62,3 +62,17 @@ def test_a_recorded_classroom_run_is_kept_and_shown_by_a_rebuild(tmp_path):
     assert "| alice | 01_eager_mode | 12/12 | full marks |" in text and "12 s per notebook" in text
     assert "| A | alice | 12.0 (7.5) | 20.0 | 32 |" in text  # seconds per notebook (grading's share), total
     assert json.loads((tmp_path / "gpu-results.json").read_text())["classroom"] == classroom
+
+
+def test_cases_graded_on_a_clock_are_the_ones_graded_one_at_a_time():
+    from autograder.tools import cases
+    from autograder.tools.gpu_check import timed
+
+    by_name = {f"{c.exercise}/{c.name}": c for c in cases.cases(device="gpu")}
+    # a speed gate, the learner's timer against the judge's clock, an honest case (every check, speed included)
+    assert timed(by_name["05_dynamic_shapes/stance_eager_long"])
+    assert timed(by_name["01_eager_mode/benchmark_times_gaps"])
+    assert timed(by_name["03_compile_modes/graphed_callables"])
+    # rejected on values alone: graded several at a time
+    assert not timed(by_name["03_compile_modes/no_clone"])
+    assert not timed(by_name["06_cuda_graphs/no_copy"])

@@ -58,6 +58,12 @@ class Check:
     kind: str = "correctness"  # "correctness", "speed" or "structure"
     hidden: bool = False  # nbgrader's hidden test re-runs it on a second secret stream (never a speed check)
     self_reported: str = ""
+    clock: bool = False  # a verdict that rests on the judge's clock (besides speed checks): e.g. a timer's accuracy
+
+    @property
+    def timed(self) -> bool:
+        """The verdict depends on timings: another program on the same GPU or CPU can change it."""
+        return self.kind == "speed" or self.clock
 
 
 @dataclass(frozen=True)

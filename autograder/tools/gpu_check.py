@@ -1,8 +1,8 @@
 """`make gpu-check`: every exercise's reference solution graded many times through the real grader on a CUDA
 GPU (one grading after another: their timings are the figures), and every case of every exercise that runs on a
-GPU (wrong approaches, cheats, honest alternatives), each graded ``--case-runs`` times, several at once
-(``--jobs``: their verdicts, not their timings, are what they prove). Writes benchmarks/gpu-results.json (a
-fixed contract, read by outside tools) and benchmarks/gpu-results.md.
+GPU (wrong approaches, cheats, honest alternatives), each graded ``--case-runs`` times: several at once (``--jobs``)
+where no check the case is graded on rests on the clock, one at a time where one does. Writes
+benchmarks/gpu-results.json (a fixed contract, read by outside tools) and benchmarks/gpu-results.md.
 
     python -m autograder.tools.gpu_check [--runs 20] [--case-runs 20] [--jobs 4] [--exercise 01_eager_mode ...]
 """
@@ -13,6 +13,7 @@ import argparse
 import concurrent.futures
 import datetime
 import json
+import multiprocessing
 import statistics
 import sys
 import time
@@ -111,19 +112,42 @@ def check_reference(exercise_id: str, runs: int, log, raw: RawRuns) -> dict:
     return summarise(reports)
 
 
+def timed(case) -> bool:
+    """Does the case's verdict rest on the judge's clock? (An honest case is graded on every check.)"""
+    checks = {c.id: c for c in EXERCISES[case.exercise].checks}
+    wanted = case.graded_checks(cuda=True) if case.outcome == "rejected" else (list(case.checks) or list(checks))
+    return wanted is None or any(checks[c].timed for c in wanted if c in checks)
+
+
+def _grade_case(exercise_id: str, case_path: str, only, alone: bool) -> str:
+    """One case's grading (in the process that calls it): its report as JSON."""
+    return grade_file(EXERCISES[exercise_id], solution(exercise_id), overrides=[case_path], only=only,
+                      policy=Policy(timeout=300, drain=alone)).to_json()
+
+
+def _judge_process() -> None:
+    """A case-grading child: a judge of its own, as a real grading has (no judge state shared with others)."""
+    from autograder.core.grading import isolate_judge_caches, warm_judge
+
+    isolate_judge_caches()
+    warm_judge("cuda")
+
+
 def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_specific: bool = False) -> dict[str, dict]:
-    """Every GPU-capable case of the exercises, ``runs`` gradings each, ``jobs`` at a time; the cases that
-    touch the grader's own files (every check at stake) one at a time after them, so they cannot disturb the
-    others' gradings. ``gpu_specific``: only the cases whose verdict a GPU changes (the CPU suite runs the rest)."""
+    """Every GPU-capable case of the exercises, ``runs`` gradings each. The cases whose verdicts rest on no clock
+    go first, ``jobs`` at a time, each judged in a process of its own (judges sharing one process would share the
+    GIL, Dynamo's caches and the measured copy bandwidth, which no real grading does); then the timed ones, one at a
+    time, like the references; last the cases that touch the grader's own files (every check at stake), so they
+    cannot disturb the others' gradings. ``gpu_specific``: only the cases whose verdict a GPU changes (the CPU
+    suite runs the rest)."""
     todo = [c for c in case_files.cases(device="gpu") if c.exercise in exercise_ids and c.outcome != "secret-hidden"
             and (not gpu_specific or c.device == "gpu" or c.gpu_checks)]
-    alone = [c for c in todo if "*" in c.checks]
-    todo = [c for c in todo if c not in alone]
+    last = [c for c in todo if "*" in c.checks]
+    serial = [c for c in todo if c not in last and timed(c)]
+    parallel = [c for c in todo if c not in last and c not in serial]
 
-    def grade(case):
-        only = case.graded_checks(cuda=True) if case.outcome == "rejected" else (list(case.checks) or None)
-        return grade_file(EXERCISES[case.exercise], solution(case.exercise), overrides=[case.path], only=only,
-                          policy=Policy(timeout=300, drain=jobs == 1))
+    def only(case):
+        return case.graded_checks(cuda=True) if case.outcome == "rejected" else (list(case.checks) or None)
 
     out = {}
 
@@ -135,13 +159,16 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
         log(f"case {case.exercise}/{case.name} ({case.kind}, {case.outcome}): {summary['as_promised']}/"
             f"{len(reports)} as promised | " + " | ".join(reports[-1].lines()[1:]))
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {case: [pool.submit(grade, case) for _ in range(runs)] for case in todo}
+    with concurrent.futures.ProcessPoolExecutor(max_workers=max(jobs, 1), initializer=_judge_process,
+                                                mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {case: [pool.submit(_grade_case, case.exercise, str(case.path), only(case), False)
+                          for _ in range(runs)] for case in parallel}
         for case, pending in futures.items():
-            record(case, [f.result() for f in pending])
-    for case in alone:
+            record(case, [Report.from_json(f.result()) for f in pending])
+    for case in serial + last:
         try:
-            record(case, [grade(case) for _ in range(runs)])
+            record(case, [Report.from_json(_grade_case(case.exercise, str(case.path), only(case), True))
+                          for _ in range(runs)])
         finally:
             (Path(__file__).resolve().parents[1] / "zz_redteam_injected.py").unlink(missing_ok=True)
     return out
@@ -173,9 +200,10 @@ def markdown(results: dict) -> str:
              "real grader (the submission in its own worker process; the judge runs the baseline, holds the clock "
              "and verifies every timed block). Speedups are the grader's own (median of interleaved blocks, host "
              "clock, every output read before the clock stops) over the exercise's baseline; min/max are over the "
-             "gradings. References were graded one at a time; cases several at a time (their verdicts, not their "
-             "timings, are the point). How close to the hardware: % copy bw (memory-bound exercises) and GPU busy "
-             "(kernel time, self-reported by the worker's profiler, over the judge's wall time).", ""]
+             "gradings. References and the cases graded on a timed check were graded one at a time; the other "
+             "cases several at a time, each by a judge process of its own. How close to the hardware: % copy bw "
+             "(memory-bound exercises) and GPU busy (kernel time, self-reported by the worker's profiler, over the "
+             "judge's wall time).", ""]
     lines += [f"- {note}" for note in results.get("notes", [])] + ([""] if results.get("notes") else [])
     lines += ["| exercise | submission | runs | passed | speedup median (min..max) | baseline ms | candidate ms "
              "| compile s | grade s | % copy bw | GPU busy |",
@@ -267,8 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=20, help="gradings of each reference solution")
     parser.add_argument("--case-runs", type=int, default=20, help="gradings of each case")
     parser.add_argument("--jobs", type=int, default=1,
-                        help="cases graded at once (references: always one). More than one shares the GPU: the "
-                             "benchmark() checks and the drain before the baseline then see each other's work")
+                        help="cases graded at once, each by its own judge process, among those graded on no timed "
+                             "check (references and timed cases: always one at a time)")
     parser.add_argument("--exercise", action="append", choices=sorted(EXERCISES))
     parser.add_argument("--out", type=Path, default=BENCHMARKS)
     parser.add_argument("--part", action="append", choices=("reference", "cases"), default=None,

@@ -246,18 +246,21 @@ class Replay:
         self.optimizer = make_optimizer(self.model)
 
     def __call__(self, record: BlockRecord) -> None:
-        for j, (x, y) in enumerate(record.calls):
-            want = train_step(self.model, self.optimizer, x.clone(), y.clone())
-            check_tensor(record.outs[j].clone(), want, TIMED_LOSS_TOL, f"during timing, the loss of step {j + 1} of "
-                         f"{len(record.calls)} in a block")
-        flat = torch.empty_like(record.finished)
-        copy_params(self.model, flat)
         try:
-            check_tensor(record.finished.clone(), flat, TIMED_PARAM_TOL, "during timing, the weights after a block of steps")
+            for j, (x, y) in enumerate(record.calls):
+                want = train_step(self.model, self.optimizer, x.clone(), y.clone())
+                check_tensor(record.outs[j].clone(), want, TIMED_LOSS_TOL, f"during timing, the loss of step "
+                             f"{j + 1} of {len(record.calls)} in a block")
+            flat = torch.empty_like(record.finished)
+            copy_params(self.model, flat)
+            check_tensor(record.finished.clone(), flat, TIMED_PARAM_TOL, "during timing, the weights after a block "
+                         "of steps")
         except CheckFailed as err:
-            raise CheckFailed(err.reason.replace("differs from the reference", "differ from the grader's replay of "
-                                                 "the same steps"), "every call of step must do the whole step: "
-                              "backward and optimizer.step() with the optimizer as given") from None
+            raise CheckFailed(err.reason.replace("weights after a block of steps differs", "weights after a block of "
+                                                 "steps differ").replace("from the reference", "from the grader's "
+                                                                         "replay of the same steps"),
+                              "every call of step must do the whole step: backward and optimizer.step() with the "
+                              "optimizer as given") from None
         load_params(self.model, record.finished)  # continue from the learner's weights: no drift accumulates
 
 
