@@ -1,7 +1,7 @@
 """Exercise 04: graph breaks.
 
 ``FixedBlock``: a subclass of ``autograder.course.models.BrokenBlock`` whose ``forward`` computes the same
-function with no graph break. The grader builds a stack of blocks (d=512, depth 4; input (16, 256, 512)
+function with no graph break. The grader builds a stack of blocks (d=256, depth 4; input (128, 256, 256)
 float32) with BrokenBlock's weights and compiles it itself with ``torch.compile(model)``:
 
 - no_graph_breaks: ``fullgraph=True`` compiles it, and the default compile makes exactly one graph, with no

@@ -10,9 +10,12 @@ import torch
 from autograder.core.compile_events import capture_compile_events
 from autograder.course.models import BrokenBlock, make_block_stack
 
+# Full size: enough work per kernel that the GPU, not the host, sets both sides' pace (d512 batch 16 was
+# host-bound: 2.47x median over 20 gradings, 1.72x..3.58x; d256 batch 128 measured 3.0x in one process, ratios
+# 2.97..3.24: benchmarks/design/ex04-sizes-2026-11-24.json).
 CONFIGS = {  # (d, depth, batch, seq)
     "smoke": (64, 4, 2, 16),
-    "full": (512, 4, 16, 256),
+    "full": (256, 4, 128, 256),
 }
 
 
