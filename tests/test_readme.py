@@ -81,3 +81,17 @@ def test_the_test_tiers_run_what_the_readme_says():
     assert "not slow" in fast[-1] and "not slow" not in full[-1]
     subset = _test_runs("test", "PYTEST_ARGS=-k classroom")
     assert subset[-1].endswith("-k classroom") and not any("classroom" in line for line in subset[:-1])
+
+
+def test_the_readme_quotes_the_committed_gpu_figures():
+    """The speedup range the README states is the one benchmarks/gpu-results.json records (reference medians)."""
+    import json
+
+    results = json.loads((REPO / "benchmarks" / "gpu-results.json").read_text())
+    refs = [e["reference"] for e in results["exercises"].values() if e.get("reference")]
+    assert all(r["passed"] == r["runs"] for r in refs)
+    low, high = min(r["speedup_median"] for r in refs), max(r["speedup_median"] for r in refs)
+    runs = min(r["runs"] for r in refs)
+    text = " ".join((REPO / "README.md").read_text().split())
+    assert f"Graded {runs} times each on an {results['gpu']}" in text
+    assert f"(median speedups of {low:.1f}x to {high:.1f}x over its baseline)" in text
