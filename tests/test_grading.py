@@ -155,6 +155,33 @@ def test_a_check_error_in_the_worker_does_not_end_the_grading():
     assert report.result("after").status == PASSED
 
 
+def test_a_submission_that_allocates_past_the_memory_limit_fails_in_its_own_process(monkeypatch):
+    """The worker starts under RLIMIT_DATA: 3 GiB asked of a 1 GiB limit is a MemoryError in the worker, reported
+    as that check's failure; the grading (and the machine) goes on."""
+    monkeypatch.setenv("COURSE_MEMORY_LIMIT", "1G")
+    exercise = Exercise("99_fake", "fake", ("double", "hog"), (
+        Check("hog", "hog", 1, lambda ctx: ctx.call(Entry("hog"), what="hog()"), ("hog",)),
+        Check("after", "after", 1, lambda ctx: ctx.call(Entry("double"), 3, what="double(3)").value["value"] == 6
+              and "six", ("double",))), "nothing")
+    report = grade_source("def hog():\n    return len(bytearray(3 << 30))\ndef double(x):\n    return 2 * x\n",
+                          exercise)
+    assert report.result("hog").status == "failed" and "MemoryError" in report.result("hog").message
+    assert report.result("after").status == PASSED
+
+
+def test_the_memory_limit_reads_sizes_and_refuses_nonsense(monkeypatch):
+    from autograder.core import sandbox
+
+    for text, gpu, limit in (("512M", False, 2**29), ("24g", True, 24 * 2**30), ("16GiB", False, 16 * 2**30),
+                             ("none", False, None), ("", False, 16 * 2**30), ("", True, None)):
+        monkeypatch.setenv(sandbox.MEMORY_ENV, text)
+        assert sandbox.memory_limit(gpu) == limit, text
+    for bad in ("lots", "12X", "1M"):
+        monkeypatch.setenv(sandbox.MEMORY_ENV, bad)
+        with pytest.raises(sandbox.SandboxUnavailable, match=sandbox.MEMORY_ENV):
+            sandbox.memory_limit(False)
+
+
 def test_checkfailed_carries_its_details():
     err = CheckFailed("slow", "look", {"speedup": 1.0})
     assert err.details == {"speedup": 1.0} and err.reason == "slow" and "Hint: look" in str(err)

@@ -125,14 +125,13 @@ def worker_env() -> dict:
 def sandboxed_worker(argv: list[str], env: dict, scratch: Path) -> tuple[list[str], dict]:
     """The worker's command line and environment inside the sandbox (see core.sandbox): it may write only its
     scratch, where its compile caches start as a copy of the warm worker cache (so nothing it writes reaches
-    another grading). Unchanged where the sandbox is off."""
-    if sandbox.mode() == "none":
-        return argv, env
-    cache = scratch / "cache"
-    if worker_cache().is_dir():
-        shutil.copytree(worker_cache(), cache, symlinks=True, ignore_dangling_symlinks=True, dirs_exist_ok=True)
-    env = {**env, "TORCHINDUCTOR_CACHE_DIR": str(cache / "inductor"), "TRITON_CACHE_DIR": str(cache / "triton")}
+    another grading). Where the sandbox is off, only the memory limit applies."""
     gpu = torch.cuda.is_available()
+    if sandbox.mode() != "none":
+        cache = scratch / "cache"
+        if worker_cache().is_dir():
+            shutil.copytree(worker_cache(), cache, symlinks=True, ignore_dangling_symlinks=True, dirs_exist_ok=True)
+        env = {**env, "TORCHINDUCTOR_CACHE_DIR": str(cache / "inductor"), "TRITON_CACHE_DIR": str(cache / "triton")}
     # The judge pauses and kills the worker by process group (no new session). On a GPU the worker keeps the
     # host's PID namespace: CUDA IPC with the judge is not verified across PID namespaces yet.
     return sandbox.wrap(argv, writable=[scratch], cwd=scratch, gpu=gpu, own_pids=not gpu, share_shm=True,
@@ -641,7 +640,7 @@ def grade_file(exercise: Exercise, path: str | Path, *, policy: Policy | None = 
         finally:
             session.close()
     report.seconds = time.perf_counter() - start
-    report.environment["sandbox"] = sandbox.describe()
+    report.environment["sandbox"] = sandbox.describe(gpu=torch.cuda.is_available())
     if package_digest() != digest_before:
         return Report.failed(exercise, "the submission modified the grader's own files; all checks fail",
                              "never write to the course's autograder/ folder", report.seconds, policy.allow_skip,

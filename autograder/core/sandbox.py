@@ -9,6 +9,13 @@ environment is the caller's, and callers pass the secret to no process they wrap
 
 ``COURSE_SANDBOX`` picks the mode: ``bwrap`` (required: fail if bubblewrap cannot run), ``none`` (off, said so
 in every report), unset or ``auto`` (bubblewrap where it runs, else off, said so).
+
+Memory: every such process starts under ``prlimit --data`` (util-linux; the kernel's RLIMIT_DATA), so an
+allocation past the limit fails inside the student's own process (MemoryError, or torch's "can't allocate
+memory") instead of waking the host's OOM killer, which may pick the judge or another student's grading. The
+limit is per process (a compile worker has its own). ``COURSE_MEMORY_LIMIT`` sets it (``16G``, ``512M``,
+``none``); unset: 16G for processes without a GPU, none for those with one (RLIMIT_DATA with CUDA is not yet
+measured on a GPU: set it there after `make gpu-check` passes with it).
 """
 
 from __future__ import annotations
@@ -21,6 +28,9 @@ import sys
 from pathlib import Path
 
 MODE_ENV = "COURSE_SANDBOX"
+MEMORY_ENV = "COURSE_MEMORY_LIMIT"
+DEFAULT_MEMORY = "16G"
+_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 PACKAGE = Path(__file__).resolve().parent.parent  # the autograder package: read-only inside
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/sys")
 
@@ -61,13 +71,44 @@ def mode() -> str:
     return "none"
 
 
-def describe() -> str:
-    """One line for reports and logs: is student code sandboxed here, and if not, why."""
+def memory_limit(gpu: bool) -> int | None:
+    """Bytes of data memory a process running student code may have (None: no limit); see the module's doc."""
+    text = os.environ.get(MEMORY_ENV, "").strip().lower().removesuffix("b").removesuffix("i")
+    if text in ("none", "off", "0"):
+        return None
+    if not text:
+        if gpu:
+            return None
+        text = DEFAULT_MEMORY.lower()
+    number, unit = text.rstrip("kmgt"), text[len(text.rstrip("kmgt")):]
+    try:
+        limit = int(float(number) * _UNITS[unit])
+    except (ValueError, KeyError):
+        raise SandboxUnavailable(f"{MEMORY_ENV}={os.environ.get(MEMORY_ENV)!r}: use a size such as 16G or 512M, "
+                                 "or none") from None
+    if limit < 2**28:
+        raise SandboxUnavailable(f"{MEMORY_ENV}={os.environ.get(MEMORY_ENV)!r}: under 256M, not even Python and "
+                                 "torch would start")
+    return limit
+
+
+def _memory_words(gpu: bool) -> str:
+    limit = memory_limit(gpu)
+    if limit is None:
+        return "no memory limit"
+    if not shutil.which("prlimit"):
+        return "no memory limit (prlimit, from util-linux, is not installed)"
+    return f"memory limit {limit / 2**30:g} GiB per process"
+
+
+def describe(gpu: bool = False) -> str:
+    """One line for reports and logs: is student code sandboxed here, and if not, why; its memory limit."""
     current = mode()
     if current == "bwrap":
-        return "sandboxed (bubblewrap: no network, read-only system and course code, private scratch)"
+        return ("sandboxed (bubblewrap: no network, read-only system and course code, private scratch; "
+                f"{_memory_words(gpu)})")
     why = "turned off (COURSE_SANDBOX=none)" if os.environ.get(MODE_ENV, "").lower() == "none" else _working_bwrap()[1]
-    return f"UNSANDBOXED: student code ran with this user's rights ({why})"
+    return f"UNSANDBOXED: student code ran with this user's rights ({why}; {_memory_words(gpu)})"
 
 
 def _python_roots() -> list[str]:
@@ -87,6 +128,9 @@ def wrap(argv: list[str], *, writable: list[Path] = (), readable: list[Path] = (
     ``own_pids``: a PID namespace of its own (kept off where CUDA IPC with a process outside is needed).
     ``new_session``: a session of its own (no terminal to inject into; off where the caller signals the
     process group)."""
+    limit, prlimit = memory_limit(gpu), shutil.which("prlimit")
+    if limit is not None and prlimit:  # prlimit sets the limit, then execs argv: the same process tree
+        argv = [prlimit, f"--data={limit}:{limit}", "--", *argv]
     if mode() == "none":
         return list(argv)
     bwrap, _ = _working_bwrap()
