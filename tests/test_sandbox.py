@@ -94,10 +94,14 @@ print('parent done')
     assert not (tmp_path / "late.txt").exists()
 
 
-def test_none_turns_it_off_and_says_so(monkeypatch):
+def test_none_turns_it_off_and_says_so_but_keeps_the_memory_limit(monkeypatch):
     monkeypatch.setenv(sandbox.MODE_ENV, "none")
+    monkeypatch.setenv(sandbox.MEMORY_ENV, "none")
     assert sandbox.wrap(["true"]) == ["true"]
-    assert sandbox.describe().startswith("UNSANDBOXED")
+    assert sandbox.describe().startswith("UNSANDBOXED") and "no memory limit" in sandbox.describe()
+    monkeypatch.setenv(sandbox.MEMORY_ENV, "2G")
+    assert sandbox.wrap(["true"])[-3:] == [f"--data={2**31}:{2**31}", "--", "true"]
+    assert "memory limit 2 GiB per process" in sandbox.describe()
 
 
 def test_a_grading_worker_runs_in_it_and_the_report_says_so(tmp_path):

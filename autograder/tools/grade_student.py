@@ -84,7 +84,8 @@ def slot() -> dict:
 
     gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None
     return {"host": socket.gethostname(), "gpu": gpu, "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
-            "cpus": sorted(os.sched_getaffinity(0)), "torch": torch.__version__, "sandbox": sandbox.describe(gpu=gpu is not None)}
+            "cpus": sorted(os.sched_getaffinity(0)), "torch": torch.__version__,
+            "sandbox": sandbox.describe(gpu=gpu is not None)}
 
 
 def grade_student(course: Path, student: str, results: Path) -> dict:
