@@ -147,3 +147,20 @@ def test_the_cpu_benchmark_truth_follows_a_loaded_machine_but_not_calls_spaced_o
     never_below = _paced_truth(measured, 0.002, arrivals(*[0.001] * 20))  # never below the grader's own wait
     assert (never_below.low, never_below.high) == pytest.approx((0.002, 0.002))
     assert _paced_truth(measured, 0.002, arrivals(0.0027, 0.0027, 0.0027)) == measured  # too few calls for a pace
+
+
+def test_a_benchmark_that_returns_a_guess_passes_about_one_gpu_grading_in_200():
+    """Exercise 01's GPU durations: even the best constant for each call (chosen knowing the distribution) lands
+    all three in their 0.8..1.25 windows in under 1% of secrets."""
+    import math
+
+    from autograder.exercises.ex01_eager_mode.spec import durations
+
+    drawn = [durations(seed, cuda=True) for seed in range(4000)]
+    assert all(len(d) == 3 and all(0.001 <= s <= 0.012 for s in d) for d in drawn)
+    best = 0.0
+    for guess in (0.001 * 12 ** (i / 40) for i in range(41)):
+        hits = sum(all(0.8 <= guess / s <= 1.25 for s in d) for d in drawn) / len(drawn)
+        best = max(best, hits)
+    assert best < 0.01, best
+    assert 0.002 < (math.log(1.5625) / math.log(12)) ** 3 < 0.01  # the docstring's estimate

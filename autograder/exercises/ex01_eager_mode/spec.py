@@ -59,14 +59,25 @@ class Truth:
         return f"{self.low * 1e3:.2f}-{self.high * 1e3:.2f} ms, varying with this machine's load"
 
 
+def durations(seed: int, cuda: bool) -> list[float]:
+    """The workloads' seconds per call, from the secret's ``seed``.
+
+    GPU (where grades count): three, each log-uniform over 1-12 ms, so that a benchmark that returns a guess
+    instead of a measurement passes about one grading in 200 (the truth is the grader's own measurement; a
+    guess falls in a duration's 0.8..1.25 window with odds log(1.5625)/log(12), about 0.18, for each). Two
+    durations in narrow ranges, as before, let a constant pass most gradings.
+
+    CPU (self-study and CI): a short one (6-12 ms) and a long one (20-32 ms), each call a round trip to the
+    grader's process that a busy machine slows by a millisecond or more. The truth there follows the pace of the
+    calls by up to +50%, so a benchmark that paces its calls to a guess can pass: docs/THREAT_MODEL.md says so."""
+    u = torch.rand(3, generator=torch.Generator().manual_seed(seed)).tolist()
+    if cuda:
+        return [0.001 * 12 ** v for v in u]
+    return [4 * (0.0015 + 0.0015 * u[0]), 4 * (0.005 + 0.003 * u[1])]
+
+
 def _durations(ctx: GradeContext) -> list[float]:
-    """Two durations drawn from the secret: a short one (1.5-3 ms) and a long one (5-8 ms) on a GPU; four times
-    those on a CPU, where each call is a round trip to the grader's process and a busy machine (CI, a class graded
-    several at a time) adds a millisecond or more to it."""
-    gen = torch.Generator().manual_seed(ctx.seed("durations"))
-    u = torch.rand(2, generator=gen).tolist()
-    scale = 1 if ctx.cuda else 4
-    return [scale * (0.0015 + 0.0015 * u[0]), scale * (0.005 + 0.003 * u[1])]
+    return durations(ctx.seed("durations"), ctx.cuda)
 
 
 def _gpu_workload_shape(ctx: GradeContext, seconds: float) -> tuple[int, int]:
