@@ -20,7 +20,7 @@ from autograder.core.correctness import check_outputs
 from autograder.core.grading import GradeContext, RemoteError
 from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
 from autograder.core.speed import Timed, speed_check
-from autograder.core.timing import _perf_counter
+from autograder.core.timing import _perf_counter, synchronize
 from autograder.core.wire import Entry, Fn
 from autograder.exercises.ex05_dynamic_shapes.workload import CONFIGS, build_model
 
@@ -37,8 +37,12 @@ RUNAWAY_GRAPHS = 16
 # fp32, fused reductions and padded (masked) keys: 1e-6 absolute from eager on outputs of size ~1 (H200);
 # padding that is not masked is off by 0.02..1.
 TOL = Tolerance(rtol=1e-4, atol=1e-4)
-# A request this much slower than the server's steady latency, and at least SPIKE_S, compiled something.
+# A request this much slower than the server's steady latency, and at least SPIKE_S more, compiled something.
+# The factor applies to a steady latency of at most HONEST_FACTOR times the grader's own eager request plus
+# HONEST_FLOOR_S (a round trip): a server that makes every request slow (a sleep) cannot raise the threshold
+# above its own latency plus SPIKE_S (a red team hid lazy compiles under a 0.3 s sleep per request).
 SPIKE_FACTOR, SPIKE_S = 20.0, 0.25
+HONEST_FACTOR, HONEST_FLOOR_S = 2.0, 0.005
 _RECOMPILE_HINT = ("every length a request can have must be ready before the stream starts: warm up each "
                    "bucket inside make_server (under torch.no_grad(), as the stream runs), or use one dynamic "
                    "graph; TORCH_LOGS='recompiles' names the guard that failed")
@@ -113,6 +117,21 @@ def _serve(ctx: GradeContext, handle, x: torch.Tensor, what: str, limit: int, st
     return _perf_counter() - start, ctx.view(out).clone()
 
 
+def _eager_request_s(ctx: GradeContext, model, lengths: list[int]) -> float:
+    """The grader's own eager model on one warm-up request, median of five after two (its own clock)."""
+    x = _x(ctx, "eager-latency", 0, max(lengths))
+    times = []
+    with torch.no_grad():
+        for i in range(7):
+            synchronize(ctx.device)
+            start = _perf_counter()
+            model(x)
+            synchronize(ctx.device)
+            if i >= 2:
+                times.append(_perf_counter() - start)
+    return statistics.median(times)
+
+
 def check_few_graphs(ctx: GradeContext):
     warm, unseen = stream_lengths(ctx)
     reference = build_model(ctx.size, _seed(ctx), ctx.device)
@@ -124,7 +143,8 @@ def check_few_graphs(ctx: GradeContext):
               for i, t in enumerate(warm)]
     seconds = _perf_counter() - start
     steady = statistics.median(warm_s[len(warm_s) // 2:])
-    spike = max(SPIKE_S, SPIKE_FACTOR * steady)
+    honest = HONEST_FACTOR * _eager_request_s(ctx, reference, warm) + HONEST_FLOOR_S
+    spike = steady + max(SPIKE_S, (SPIKE_FACTOR - 1) * min(steady, honest))
     serving = ctx.session.events()
     for i, t in enumerate(unseen):
         x = _x(ctx, "unseen", i, t)
