@@ -642,9 +642,12 @@ def grade_file(exercise: Exercise, path: str | Path, *, policy: Policy | None = 
     report.seconds = time.perf_counter() - start
     report.environment["sandbox"] = sandbox.describe(gpu=torch.cuda.is_available())
     if package_digest() != digest_before:
-        return Report.failed(exercise, "the submission modified the grader's own files; all checks fail",
-                             "never write to the course's autograder/ folder", report.seconds, policy.allow_skip,
-                             report.environment)
+        # Said both ways: in the sandbox the package is read-only, so there the change came from outside (someone
+        # editing the course while it graded); a grade is void either way, and a rerun settles which.
+        return Report.failed(exercise, "the grader's own files changed while it graded: the submission modified "
+                             "the grader's own files, or someone edited the course meanwhile; all checks fail",
+                             "never write to the course's autograder/ folder; if you did not, grade again",
+                             report.seconds, policy.allow_skip, report.environment)
     return report
 
 
