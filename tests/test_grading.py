@@ -107,6 +107,33 @@ def test_the_worker_is_paused_while_the_baseline_runs():
     assert any(t > stop for t in ticks)  # and ticking again after
 
 
+def test_a_child_that_left_the_workers_process_group_is_paused_too(tmp_path):
+    """A red team's cheat: a forked child calls setsid() (out of the group the judge stops) and loads the machine
+    only while the worker is stopped, i.e. while the baseline is timed. The pause stops the whole tree."""
+    beat = tmp_path / "beat"
+    source = ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True:\n"
+              f"        open({str(beat)!r}, 'w').write(str(time.time()))\n        time.sleep(0.005)\n")
+    with tempfile.TemporaryDirectory() as scratch:
+        session = Session.spawn(timeout=60, scratch=Path(scratch))
+        try:
+            session.call("hello")
+            session.call("load", sources=[source], entry_points=[])
+            time.sleep(0.3)
+            assert beat.exists()
+            session.pause()
+            time.sleep(0.05)
+            paused_at = time.time()
+            time.sleep(0.3)
+            last = float(beat.read_text() or 0)
+            session.resume()
+            time.sleep(0.2)
+            after = float(beat.read_text() or 0)
+        finally:
+            session.close()
+    assert last < paused_at, "the escaped child kept running while the worker was paused"
+    assert after > paused_at + 0.3  # and runs again after
+
+
 def test_the_judge_never_unpickles_what_the_worker_sends():
     ours, theirs = socket.socketpair()
     end = JudgeEnd(Connection(ours.detach()))

@@ -138,6 +138,34 @@ def sandboxed_worker(argv: list[str], env: dict, scratch: Path) -> tuple[list[st
                         new_session=False), env
 
 
+def _descendants(root: int) -> set[int]:
+    """Every process under ``root`` (children of children...), read from /proc (empty where there is none)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 class Session:
     """The judge's handle on one worker: requests with deadlines, the worker's self-reports, and (for a worker
     process it started) pausing it while the baseline is timed and killing its whole process group at the end."""
@@ -152,6 +180,7 @@ class Session:
         self.threads: list[str] = []
         self.on_event = None  # answers the worker's questions during a request
         self.paused = False
+        self.stopped: set[int] = set()  # the worker's descendants a pause stopped
 
     @classmethod
     def spawn(cls, *, timeout: float = DEFAULT_TIMEOUT_S, scratch: Path) -> Session:
@@ -248,17 +277,29 @@ class Session:
 
     # ---- the worker process ----
     def pause(self) -> None:
-        """Stop every thread of the worker (SIGSTOP to its process group) while the judge times the baseline:
-        nothing it left running can load the GPU or the CPU meanwhile. Not for a learner's kernel."""
+        """Stop every thread of the worker while the judge times the baseline: its process group, then every
+        descendant of it, found again until none is new (a child that called setsid() has left the group but
+        not the tree: a red team's child loaded the CPU only while the worker was stopped). Nothing it left
+        running can load the GPU or the CPU meanwhile. Not for a learner's kernel."""
         if self.process is not None and not self.paused and not self.dead:
             try:
                 os.killpg(self.process.pid, signal.SIGSTOP)
                 self.paused = True
             except ProcessLookupError:
-                pass
+                return
+            self.stopped = set()
+            for _ in range(10):  # a stopped process forks no more: new ones run out fast
+                new = _descendants(self.process.pid) - self.stopped
+                if not new:
+                    break
+                for pid in new:
+                    _signal(pid, signal.SIGSTOP)
+                self.stopped |= new
 
     def resume(self) -> None:
         if self.process is not None and self.paused:
+            for pid in self.stopped:
+                _signal(pid, signal.SIGCONT)
             try:
                 os.killpg(self.process.pid, signal.SIGCONT)
             except ProcessLookupError:
@@ -268,6 +309,8 @@ class Session:
     def kill(self, why: str = "") -> None:
         self.dead = self.dead or why or "the grading ended"
         if self.process is not None:
+            for pid in _descendants(self.process.pid):  # those that left the group (setsid) too
+                _signal(pid, signal.SIGKILL)
             try:  # the whole process group: nothing the submission started outlives its grading
                 os.killpg(self.process.pid, signal.SIGKILL)
             except ProcessLookupError:
