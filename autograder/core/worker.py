@@ -59,12 +59,26 @@ def encode_error(err: BaseException) -> dict:
     return {"type": type(err).__name__, "message": str(err)[:2000], "chain": chain, "where": where}
 
 
+def _is_submission_code(code) -> bool:
+    return getattr(code, "co_filename", "").startswith(SUBMISSION_FILE)
+
+
 def submission_threads() -> list[str]:
-    """Live threads running code the submission defined (work or GPU load on the side)."""
+    """Live threads that run, or were made to run, code the submission defined (work or GPU load on the side):
+    a frame of the submission's on the thread's stack (a sleeping loop included), a target or Timer function of
+    the submission's, or a Thread subclass whose run() the submission wrote (it has no target to see)."""
+    frames = sys._current_frames()
     found = []
     for thread in threading.enumerate():
-        code = getattr(getattr(thread, "_target", None), "__code__", None)
-        if code is not None and code.co_filename.startswith(SUBMISSION_FILE):
+        if thread is threading.current_thread():
+            continue
+        made = [getattr(getattr(thread, attr, None), "__code__", None) for attr in ("_target", "function")]
+        made.append(getattr(type(thread).run, "__code__", None))
+        stack, frame = [], frames.get(thread.ident)
+        while frame is not None:
+            stack.append(frame.f_code)
+            frame = frame.f_back
+        if any(_is_submission_code(code) for code in made + stack):
             found.append(thread.name)
     return found
 
