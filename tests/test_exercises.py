@@ -164,3 +164,16 @@ def test_a_benchmark_that_returns_a_guess_passes_about_one_gpu_grading_in_200():
         best = max(best, hits)
     assert best < 0.01, best
     assert 0.002 < (math.log(1.5625) / math.log(12)) ** 3 < 0.01  # the docstring's estimate
+
+
+def test_benchmark_durations_are_new_at_every_grading_whatever_the_secret():
+    """Exercise 01 draws its workloads' durations from the OS's randomness, not from the secret: with the public
+    self-study secret, durations derived from it would be known in advance (the public_secret case)."""
+    from types import SimpleNamespace
+
+    from autograder.exercises.ex01_eager_mode.spec import _durations
+
+    for cuda in (True, False):
+        ctx = SimpleNamespace(cuda=cuda, seed=lambda *a: 0)  # the same secret every time
+        drawn = {tuple(_durations(ctx)) for _ in range(5)}
+        assert len(drawn) == 5

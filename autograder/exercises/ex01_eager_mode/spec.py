@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass
 
@@ -60,7 +61,7 @@ class Truth:
 
 
 def durations(seed: int, cuda: bool) -> list[float]:
-    """The workloads' seconds per call, from the secret's ``seed``.
+    """The workloads' seconds per call, from ``seed``.
 
     GPU (where grades count): three, each log-uniform over 1-12 ms, so that a benchmark that returns a guess
     instead of a measurement passes about one grading in 200 (the truth is the grader's own measurement; a
@@ -77,7 +78,10 @@ def durations(seed: int, cuda: bool) -> list[float]:
 
 
 def _durations(ctx: GradeContext) -> list[float]:
-    return durations(ctx.seed("durations"), ctx.cuda)
+    """Drawn from the operating system's randomness at every grading, not from the secret: without an
+    instructor's secret (self-study, a plain CLI grading) the secret is public, and a benchmark that computed
+    the durations from it instead of measuring them passed (a red team's public_secret)."""
+    return durations(random.SystemRandom().getrandbits(63), ctx.cuda)
 
 
 def _gpu_workload_shape(ctx: GradeContext, seconds: float) -> tuple[int, int]:
@@ -86,8 +90,7 @@ def _gpu_workload_shape(ctx: GradeContext, seconds: float) -> tuple[int, int]:
     (many kernels per call would fill the launch queue and make even that benchmark wait)."""
     n0 = 2048
     one = measure(matmul_workload(n0, 1, device=ctx.device), [()], device=ctx.device, blocks=5).median_s
-    gen = torch.Generator().manual_seed(ctx.seed("matrix-size", int(seconds * 1e6)))
-    jitter = 0.9 + 0.2 * float(torch.rand((), generator=gen))
+    jitter = 0.9 + 0.2 * random.SystemRandom().random()
     n = int(n0 * (seconds / one) ** (1 / 3) * jitter) // 64 * 64
     return max(n, 256), 1
 
