@@ -50,6 +50,11 @@ PARAM_TOL = Tolerance(rtol=0.0, atol=1e-4)
 # skipped step or another learning rate moves weights by ~1e-3.
 TIMED_LOSS_TOL = Tolerance(rtol=2e-3, atol=1e-6)
 TIMED_PARAM_TOL = Tolerance(rtol=0.0, atol=3e-4)
+# The block's whole update (all weights' movement over its steps), learner's against replay's, as a fraction of the
+# update's norm: fp32 drift moves a few weights by up to 4e-5 and the rest by far less (CPU smoke size: 6e-7);
+# gradients from a bfloat16 forward/backward move every weight a little, 5e-3 of the update after AdamW's state is
+# warm, while each weight stays under TIMED_PARAM_TOL (a red team's bf16_backward_unwatched).
+TIMED_UPDATE_RTOL = 1e-3
 
 
 # ---- (a) GraphRecorder ----
@@ -244,8 +249,11 @@ class Replay:
     def __init__(self, ctx: GradeContext):
         self.model = build_model(ctx.size, _seed(ctx), ctx.device)
         self.optimizer = make_optimizer(self.model)
+        self.drift = 0.0  # the largest relative difference of a block's update seen so far
 
     def __call__(self, record: BlockRecord) -> None:
+        start = torch.empty_like(record.finished)
+        copy_params(self.model, start)  # the learner's weights before the block (loaded after the last one)
         try:
             for j, (x, y) in enumerate(record.calls):
                 want = train_step(self.model, self.optimizer, x.clone(), y.clone())
@@ -255,12 +263,19 @@ class Replay:
             copy_params(self.model, flat)
             check_tensor(record.finished.clone(), flat, TIMED_PARAM_TOL, "during timing, the weights after a block "
                          "of steps")
+            drift = float((record.finished - flat).norm() / (flat - start).norm().clamp_min(1e-30))
+            self.drift = max(self.drift, drift)
+            if drift > TIMED_UPDATE_RTOL:
+                raise CheckFailed(f"during timing, the weights' update over a block of {len(record.calls)} steps "
+                                  f"differs from the grader's replay of the same steps by {drift:.1e} of its size "
+                                  f"(fp32 allows {TIMED_UPDATE_RTOL:g}): the gradients were not the fp32 step's "
+                                  "(lower precision, or another computation)")
         except CheckFailed as err:
             raise CheckFailed(err.reason.replace("weights after a block of steps differs", "weights after a block of "
                                                  "steps differ").replace("from the reference", "from the grader's "
                                                                          "replay of the same steps"),
-                              "every call of step must do the whole step: backward and optimizer.step() with the "
-                              "optimizer as given") from None
+                              "every call of step must do the whole fp32 step: backward and optimizer.step() with "
+                              "the optimizer as given") from None
         load_params(self.model, record.finished)  # continue from the learner's weights: no drift accumulates
 
 
@@ -278,8 +293,10 @@ def check_train_speed(ctx: GradeContext):
                   finish_numel=param_count(base_model), verify=Replay(ctx),
                   # ~15 ms baseline steps on a GPU: long blocks keep the boundary's cost near 2%
                   min_block_s=0.1 if ctx.cuda else None)
-    return speed_check(ctx, baseline, step.ref, timed, name="step", baseline_model=base_model,
-                       candidate_model=model.ref)
+    message, details = speed_check(ctx, baseline, step.ref, timed, name="step", baseline_model=base_model,
+                                   candidate_model=model.ref)
+    details["update_drift_max"] = timed.verify.drift
+    return message, details
 
 
 EXERCISE = Exercise(

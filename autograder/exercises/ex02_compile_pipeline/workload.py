@@ -68,6 +68,9 @@ def observed_step(step, model, x, y, grads: torch.Tensor, params: torch.Tensor):
         offset += p.numel()
 
     def keep(i, n):
+        # Never traced: a step compiled whole (backward inside torch.compile) calls the hooks under Dynamo, which
+        # recompiled them per parameter until torch 2.13 failed ("sources must not be empty for symbol").
+        @torch.compiler.disable
         def hook(p):
             grads[offsets[i]:offsets[i] + n].copy_(p.grad.detach().reshape(-1))
         return hook
