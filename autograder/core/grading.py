@@ -342,6 +342,7 @@ class GradeContext:
     policy: Policy = field(default_factory=Policy)
     pools: list[Pool] = field(default_factory=list)
     prepared: dict = field(default_factory=dict)  # what Exercise.prepare built before the worker existed
+    notes: dict = field(default_factory=dict)  # what a check measured for a later one (Check.uses)
 
     @property
     def cuda(self) -> bool:
@@ -504,7 +505,9 @@ def grade(exercise: Exercise, session: Session, load: dict, *, device, secret: s
           only: list[str] | None = None, progress=None, prepared: dict | None = None) -> list[CheckResult]:
     """Run ``exercise``'s checks against the worker behind ``session``; never raises for bad code."""
     ctx = GradeContext(exercise, session, torch.device(device), secret, policy, prepared=prepared or {})
-    checks = [c for c in exercise.checks if only is None or c.id in only]
+    wanted = set(only or ())
+    wanted |= {used for c in exercise.checks if c.id in wanted for used in c.uses}
+    checks = [c for c in exercise.checks if only is None or c.id in wanted]
     results = []
     with warnings.catch_warnings():
         for text in QUIET_WARNINGS:

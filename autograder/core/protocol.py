@@ -59,6 +59,8 @@ class Check:
     hidden: bool = False  # nbgrader's hidden test re-runs it on a second secret stream (never a speed check)
     self_reported: str = ""
     clock: bool = False  # a verdict that rests on the judge's clock (besides speed checks): e.g. a timer's accuracy
+    # checks whose measurements this one reads (from GradeContext.notes): grading it alone grades those first too
+    uses: tuple[str, ...] = ()
 
     @property
     def timed(self) -> bool:

@@ -107,6 +107,7 @@ class _Runner:
         self.first = 0.0
         self.warmup_calls = 0
         self.calls = 1
+        self.blocks: list[tuple[float, int]] = []  # (seconds, calls) of every block, warm-up included
 
     # ---- pools ----
     def _pool(self, current: Pool | None, numel: int, dtype) -> Pool:
@@ -193,6 +194,7 @@ class _Runner:
         seen = digest(self.out_pool.region()), digest(self.finish_pool.tensor) if self.finish_pool else ""
         seconds = _perf_counter() - t0
         self.blocks_run += 1
+        self.blocks.append((seconds, n))
         if stops() != stopped:
             raise Inconclusive("the grading process was stopped and continued while it timed a block (by another "
                                "process?): the measurement is void")
@@ -271,6 +273,13 @@ class _Runner:
         self.per_call.append(per_call)
         return per_call
 
+    def excess_s(self) -> float:
+        """Seconds spent beyond the steady per-call time, over every block this runner ran (warm-up and timed):
+        the first call's compile, and any cost deferred to a later call (a median of blocks hides one slow
+        block; this sum does not)."""
+        steady = statistics.median(self.per_call) if self.per_call else 0.0
+        return sum(max(0.0, seconds - calls * steady) for seconds, calls in self.blocks)
+
     def timing(self, start: int = 0) -> Timing:
         return Timing(self.name, self.per_call[start:], self.calls, self.first, self.warmup_calls)
 
@@ -333,6 +342,7 @@ def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: 
 
     events_before = session.events()
     comparison = compare_runners(base, cand, gate=gate, phase=phase)
+    ctx.notes["speed_excess_s"] = cand.excess_s()  # what the candidate's calls cost beyond their steady time
     events = session.events().since(events_before)  # self-reported: explains, never decides
     details = {
         "speedup": comparison.speedup, "speedup_min": comparison.speedup_min,
@@ -340,6 +350,7 @@ def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: 
         "baseline_s": comparison.baseline.median_s, "candidate_s": comparison.candidate.median_s,
         "baseline_spread": comparison.baseline.spread, "candidate_spread": comparison.candidate.spread,
         "compile_s": comparison.candidate.first_call_s, "blocks": len(comparison.candidate.per_call_s),
+        "excess_s": ctx.notes["speed_excess_s"],
         "calls_per_block": comparison.candidate.calls_per_block, "attempts": comparison.attempts,
         "baseline_per_call_s": comparison.baseline.per_call_s,
         "candidate_per_call_s": comparison.candidate.per_call_s,

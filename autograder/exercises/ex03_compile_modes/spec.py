@@ -4,7 +4,8 @@
 MLP of ``autograder.course.models.make_mlp``: 16 blocks of width 512, batch 16, float32) at least 1.5x faster
 than the **default-mode** compile ``torch.compile(model)``. The serving loop calls ``predict`` under
 ``torch.no_grad()`` and may keep its outputs: an output must keep its values after later calls. The first
-calls (compile, CUDA-graph warm-up and recording) must fit a compile budget.
+calls (compile, CUDA-graph warm-up and recording) must fit a compile budget, and so must everything the speed check's
+predictor spends beyond its steady latency (a compile deferred to a later call included).
 """
 
 from __future__ import annotations
@@ -62,31 +63,41 @@ def _x(ctx: GradeContext, purpose: str, index: int, batch: int | None = None) ->
 
 def _predictor(ctx: GradeContext):
     """A fresh model in the submission's process (the reference's weights) and make_predict(model), after
-    ``torch._dynamo.reset()`` there: each check compiles on its own."""
+    ``torch._dynamo.reset()`` there: each check compiles on its own. Returns (model, predict, seconds that
+    make_predict took on the judge's clock)."""
     ctx.session.reset()
     model = ctx.call(Fn(f"{WORKLOAD}:build_model"), ctx.size, _seed(ctx), str(ctx.device), what="building the model")
+    start = _perf_counter()
     predict = ctx.entry("make_predict", model.ref, what="make_predict(model)", no_grad=True)
-    return model, ctx.callable_result(predict, "make_predict(model)")
+    return model, ctx.callable_result(predict, "make_predict(model)"), _perf_counter() - start
 
 
 def check_compile_budget(ctx: GradeContext):
-    ctx.session.reset()
-    model = ctx.call(Fn(f"{WORKLOAD}:build_model"), ctx.size, _seed(ctx), str(ctx.device), what="building the model")
-    start = _perf_counter()  # the judge's clock, around make_predict and three calls
-    predict = ctx.callable_result(ctx.entry("make_predict", model.ref, what="make_predict(model)", no_grad=True),
-                                  "make_predict(model)")
+    """make_predict and the first three calls of a fresh predictor; and, where the speed check ran, what its
+    predictor cost from make_predict to the end of its last timed block beyond its steady time: a compile
+    deferred past the third call (or into a timed block, whose median would hide it) is charged there."""
+    _, predict, seconds = _predictor(ctx)
+    start = _perf_counter()  # the judge's clock, around three calls
     for i in range(3):  # compile, then (reduce-overhead) CUDA-graph warm-up and recording
         slot, = ctx.put([_x(ctx, "budget", i)])
         ctx.call(predict.ref, slot, keep=False, no_grad=True, what=f"predict (call {i + 1})",
                  timeout=COMPILE_BUDGET_S + 60)
-    seconds = _perf_counter() - start
+    seconds += _perf_counter() - start
+    hint = ("max-autotune's GEMM search costs tens of seconds per distinct matmul shape; reduce-overhead gets the "
+            "launch-bound speedup at a fraction of the compile time")
     if seconds > COMPILE_BUDGET_S:
-        raise CheckFailed(
-            f"make_predict and the first three calls took {seconds:.1f} s, over the compile budget of "
-            f"{COMPILE_BUDGET_S:g} s", "max-autotune's GEMM search costs tens of seconds per distinct matmul "
-            "shape; reduce-overhead gets the launch-bound speedup at a fraction of the compile time")
-    return (f"make_predict and the first three calls took {seconds:.1f} s (budget {COMPILE_BUDGET_S:g} s; "
-            "compile caches may already be warm)", {"first_call_s": seconds})
+        raise CheckFailed(f"make_predict and the first three calls took {seconds:.1f} s, over the compile budget of "
+                          f"{COMPILE_BUDGET_S:g} s", hint)
+    serving = ctx.notes.get("predict_startup_s")
+    if serving is not None and serving > COMPILE_BUDGET_S:
+        raise CheckFailed(f"in the speed check, make_predict and the calls' time beyond their steady latency came "
+                          f"to {serving:.1f} s, over the compile budget of {COMPILE_BUDGET_S:g} s: the expensive "
+                          "work came after the first three calls", hint)
+    message = (f"make_predict and the first three calls took {seconds:.1f} s (budget {COMPILE_BUDGET_S:g} s; "
+               "compile caches may already be warm)")
+    if serving is not None:
+        message += f"; the speed check's predictor spent {serving:.1f} s beyond its steady latency"
+    return message, {"first_call_s": seconds, "serving_startup_s": serving}
 
 
 def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
@@ -98,7 +109,7 @@ def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
 
 
 def check_correct(ctx: GradeContext):
-    _, predict = _predictor(ctx)
+    _, predict, _ = _predictor(ctx)
     with torch.no_grad():
         n = ctx.trials(predict.ref, _reference(ctx), correctness_cases(ctx), TOL, "predict")
     return (f"matches the eager model on {n} batches, three of sizes never shown (rtol={TOL.rtol:g}, "
@@ -107,7 +118,7 @@ def check_correct(ctx: GradeContext):
 
 def check_stay_valid(ctx: GradeContext):
     """A serving loop keeps results while it computes the next batches: every output must keep its values."""
-    _, predict = _predictor(ctx)
+    _, predict, _ = _predictor(ctx)
     calls = ctx.outputs_stay_valid(predict.ref, _reference(ctx), lambda i: _x(ctx, "stay-valid", i), TOL, "predict",
                                    _CLONE_HINT, STAY_VALID_CALLS)
     return f"all {calls} outputs kept their values while later calls ran"
@@ -115,13 +126,17 @@ def check_stay_valid(ctx: GradeContext):
 
 def check_speed(ctx: GradeContext):
     width, _, batch = CONFIGS[ctx.size]
-    _, predict = _predictor(ctx)
+    _, predict, make_s = _predictor(ctx)
     reference = _reference(ctx)
     # The trusted side's own default-mode compile: made before the worker existed where the judge could
     default = ctx.prepared.get("default") or torch.compile(_reference(ctx))
     timed = Timed(args=lambda gen, i: (torch.randn(batch, width, generator=gen, device=ctx.device),), tol=TOL,
                   chain="autograder.core.blocks:copysign_chain", keep=True)
-    return speed_check(ctx, default, predict.ref, timed, name="predict", reference=reference)
+    try:
+        return speed_check(ctx, default, predict.ref, timed, name="predict", reference=reference)
+    finally:  # for compile_budget, whatever the verdict
+        if "speed_excess_s" in ctx.notes:
+            ctx.notes["predict_startup_s"] = make_s + ctx.notes["speed_excess_s"]
 
 
 EXERCISE = Exercise(
@@ -132,14 +147,15 @@ EXERCISE = Exercise(
     speed_gate=1.5,
     prepare=prepare,
     checks=(
-        Check("compile_budget", f"make_predict and its first calls fit the {COMPILE_BUDGET_S:g} s compile budget",
-              1, check_compile_budget, ("make_predict",)),
         Check("predict_correct", "predict matches the eager model, batch sizes never shown included", 3,
               check_correct, ("make_predict",), hidden=True),
         Check("outputs_stay_valid", "outputs keep their values after later calls", 2, check_stay_valid,
               ("make_predict",), hidden=True, self_reported="the kept outputs are read back by your process"),
         Check("predict_speed", "predict is at least 1.5x faster than the default-mode compile", 4, check_speed,
               ("make_predict",), kind="speed"),
+        # After the speed check: it reads what the speed check's predictor cost (a deferred compile shows there).
+        Check("compile_budget", f"make_predict and its first calls fit the {COMPILE_BUDGET_S:g} s compile budget",
+              1, check_compile_budget, ("make_predict",), uses=("predict_speed",)),
     ),
     hints={
         "compile_budget": [

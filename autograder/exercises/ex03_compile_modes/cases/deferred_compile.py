@@ -1,0 +1,20 @@
+# outcome: rejected | kind: cheat | checks: compile_budget | reason: after the first three calls | device: any | class: 6
+# Found by an independent red team (2026-11-24): serves the first three calls (all that compile_budget timed)
+# eagerly and does its expensive compile on the fourth; the 65 s sleep stands for a long compile or autotuning
+# search. The speed check's predictor pays it beyond its steady latency, and compile_budget reads that.
+import time
+
+
+def make_predict(model):
+    state = {"calls": 0, "compiled": None}
+
+    def predict(x):
+        state["calls"] += 1
+        if state["calls"] <= 3:
+            return model(x)
+        if state["compiled"] is None:
+            time.sleep(65)  # the long compile, out of the first three calls' sight
+            state["compiled"] = torch.compile(model)  # noqa: F821
+        return state["compiled"](x).clone()
+
+    return predict
