@@ -122,3 +122,32 @@ def fast_gelu_bias(x, bias):
         del os.environ["COURSE_GRADING_SECRET"]
     assert "saw secret=False solutions=False" in report.result("fast_gelu_bias_correct").message
     assert report.environment["sandbox"].startswith("sandboxed")
+
+
+def test_a_grading_worker_has_shared_memory_of_its_own_that_ends_with_the_grading(tmp_path):
+    """Red team 2026-11-24 (shm_persist): the worker shared the host's /dev/shm, where a file outlived the grading
+    (a channel to the next one) and sat outside the memory limit. Now it sees only its grading's pool folder."""
+    from autograder.core.grading import Policy, grade_file
+    from autograder.exercises import get_exercise
+
+    host_file = f"/dev/shm/course-test-host-{os.getpid()}"
+    open(host_file, "w").write("the host's")
+    probe = tmp_path / "probe.py"
+    probe.write_text(f"""import os
+open("/dev/shm/left-behind-{os.getpid()}", "w").write("a message to the next grading")
+SEEN = sorted(os.listdir("/dev/shm"))
+def fast_gelu_bias(x, bias):
+    raise RuntimeError(f"saw {{SEEN}} host={{os.path.exists({host_file!r})}}")
+""")
+    try:
+        report = grade_file(get_exercise("01_eager_mode"), probe, only=["fast_gelu_bias_correct"],
+                            policy=Policy(allow_skip=True, timeout=120))
+    finally:
+        os.unlink(host_file)
+    message = report.result("fast_gelu_bias_correct").message
+    seen = message.split("saw ", 1)[1].split("]", 1)[0]
+    assert "host=False" in message and f"left-behind-{os.getpid()}" in seen
+    assert all(name.startswith(("autograder-pools-", "left-behind-")) for name in seen.strip("[]'").split("', '"))
+    assert not os.path.exists(f"/dev/shm/left-behind-{os.getpid()}")
+    pools = [n for n in seen.strip("[]'").split("', '") if n.startswith("autograder-pools-")]
+    assert pools and not any(os.path.exists(f"/dev/shm/{n}") for n in pools)  # the grading's folder went with it

@@ -43,7 +43,17 @@ from autograder.core.protocol import (
 )
 from autograder.core.submission import SubmissionError, submission_code
 from autograder.core.timing import _perf_counter, synchronize
-from autograder.core.wire import Entry, Fn, JudgeEnd, Pool, Ref, Slot, WorkerGone, use_shared_memory_files
+from autograder.core.wire import (
+    Entry,
+    Fn,
+    JudgeEnd,
+    Pool,
+    Ref,
+    Slot,
+    WorkerGone,
+    shm_dir,
+    use_shared_memory_files,
+)
 
 PACKAGE = Path(__file__).resolve().parent.parent  # the autograder package
 DEFAULT_TIMEOUT_S = 600
@@ -122,10 +132,11 @@ def worker_env() -> dict:
     return env
 
 
-def sandboxed_worker(argv: list[str], env: dict, scratch: Path) -> tuple[list[str], dict]:
+def sandboxed_worker(argv: list[str], env: dict, scratch: Path, pools: Path) -> tuple[list[str], dict]:
     """The worker's command line and environment inside the sandbox (see core.sandbox): it may write only its
     scratch, where its compile caches start as a copy of the warm worker cache (so nothing it writes reaches
-    another grading). Where the sandbox is off, only the memory limit applies."""
+    another grading), and ``pools``, the grading's own folder of shared memory (on a CPU the rest of /dev/shm is
+    the sandbox's own). Where the sandbox is off, only the memory limit applies."""
     gpu = torch.cuda.is_available()
     if sandbox.mode() != "none":
         cache = scratch / "cache"
@@ -134,7 +145,7 @@ def sandboxed_worker(argv: list[str], env: dict, scratch: Path) -> tuple[list[st
         env = {**env, "TORCHINDUCTOR_CACHE_DIR": str(cache / "inductor"), "TRITON_CACHE_DIR": str(cache / "triton")}
     # The judge pauses and kills the worker by process group (no new session). On a GPU the worker keeps the
     # host's PID namespace: CUDA IPC with the judge is not verified across PID namespaces yet.
-    return sandbox.wrap(argv, writable=[scratch], cwd=scratch, gpu=gpu, own_pids=not gpu, share_shm=True,
+    return sandbox.wrap(argv, writable=[scratch, pools], cwd=scratch, gpu=gpu, own_pids=not gpu,
                         new_session=False), env
 
 
@@ -181,14 +192,16 @@ class Session:
         self.on_event = None  # answers the worker's questions during a request
         self.paused = False
         self.stopped: set[int] = set()  # the worker's descendants a pause stopped
+        self.pool_dir: str | None = None  # this grading's own folder of shared memory (CPU pools), removed at the end
 
     @classmethod
     def spawn(cls, *, timeout: float = DEFAULT_TIMEOUT_S, scratch: Path) -> Session:
         use_shared_memory_files()
         ours, theirs = socket.socketpair()
         log = scratch / "worker.log"
+        pools = Path(tempfile.mkdtemp(prefix="autograder-pools-", dir=shm_dir()))
         argv, env = sandboxed_worker([sys.executable, "-m", "autograder.core.worker", str(theirs.fileno())],
-                                     worker_env(), scratch)
+                                     worker_env(), scratch, pools)
         with open(log, "wb") as out:
             process = subprocess.Popen(argv, pass_fds=[theirs.fileno()], env=env, cwd=scratch,
                                        start_new_session=True, stdin=subprocess.DEVNULL, stdout=out,
@@ -196,7 +209,9 @@ class Session:
         theirs.close()
         from multiprocessing.connection import Connection
 
-        return cls(JudgeEnd(Connection(ours.detach())), process, log, time.monotonic() + timeout)
+        session = cls(JudgeEnd(Connection(ours.detach())), process, log, time.monotonic() + timeout)
+        session.pool_dir = str(pools)
+        return session
 
     # ---- requests ----
     def call(self, op: str, timeout: float | None = None, **fields) -> dict:
@@ -319,6 +334,8 @@ class Session:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
+        if self.pool_dir:  # whatever the worker wrote there goes with the grading
+            shutil.rmtree(self.pool_dir, ignore_errors=True)
 
     def close(self, result: dict | None = None) -> None:
         if not self.dead:
@@ -397,7 +414,7 @@ class GradeContext:
 
     # ---- shared memory ----
     def pool(self, numel: int, dtype=torch.float32) -> Pool:
-        pool = Pool(numel, dtype, self.device)
+        pool = Pool(numel, dtype, self.device, self.session.pool_dir)
         self.pools.append(pool)
         self.session.share(pool)
         return pool

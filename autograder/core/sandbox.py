@@ -120,11 +120,13 @@ def _python_roots() -> list[str]:
 
 
 def wrap(argv: list[str], *, writable: list[Path] = (), readable: list[Path] = (), cwd: Path | None = None,
-         gpu: bool = False, own_pids: bool = True, share_shm: bool = False, new_session: bool = True) -> list[str]:
+         gpu: bool = False, own_pids: bool = True, new_session: bool = True) -> list[str]:
     """``argv`` as it runs in the sandbox (unchanged when the mode is 'none').
 
-    ``writable``/``readable``: paths bound at the same place (read-write / read-only). ``gpu``: the host's
-    /dev (the GPU's device files). ``share_shm``: the host's /dev/shm (shared tensors with the judge).
+    ``writable``/``readable``: paths bound at the same place (read-write / read-only); a folder of the host's
+    /dev/shm among them (the tensor pools a judge shares) is the only part of it the process sees. ``gpu``: the
+    host's /dev (the GPU's device files, and its /dev/shm, where torch's CUDA IPC keeps reference counts); without
+    it, /dev and /dev/shm are the sandbox's own, /dev/shm a tmpfs under the memory limit that ends with it.
     ``own_pids``: a PID namespace of its own (kept off where CUDA IPC with a process outside is needed).
     ``new_session``: a session of its own (no terminal to inject into; off where the caller signals the
     process group)."""
@@ -137,7 +139,7 @@ def wrap(argv: list[str], *, writable: list[Path] = (), readable: list[Path] = (
     # --cap-drop ALL: a grader run as root would otherwise keep root's capabilities inside (and could write
     # read-only files it can reach, or ptrace).
     args = [bwrap, "--die-with-parent", "--cap-drop", "ALL", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-    if not (gpu or share_shm):
+    if not gpu:
         args.append("--unshare-ipc")
     if new_session:
         args.append("--new-session")
@@ -146,10 +148,12 @@ def wrap(argv: list[str], *, writable: list[Path] = (), readable: list[Path] = (
     for root in SYSTEM:
         args += ["--ro-bind-try", root, root]
     args += ["--ro-bind", "/dev/null", "/etc/shadow"] if os.path.exists("/etc/shadow") else []
-    args += ["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]
-    args += ["--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/var"]
-    if share_shm and not gpu:
-        args += ["--bind", "/dev/shm", "/dev/shm"]
+    # Each tmpfs is memory the limit above does not count: it gets the limit as its size.
+    sized = ["--size", str(limit)] if limit is not None else []
+    args += ["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev", *sized, "--tmpfs", "/dev/shm"]
+    for tmp in ("/tmp", "/run", "/var"):
+        args += [*sized, "--tmpfs", tmp]
+    args += ["--proc", "/proc"]
     home = os.environ.get("HOME")
     if home and home not in ("/", "/tmp"):
         args += ["--tmpfs", home]  # a private, empty home: no dotfiles, keys or tokens of the grader's user

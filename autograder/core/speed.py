@@ -114,7 +114,8 @@ class _Runner:
         """``current`` if it is big enough, else a new pool twice its size (shared with the worker)."""
         if current is not None and current.numel >= numel and current.tensor.dtype == dtype:
             return current
-        pool = Pool(max(numel, 2 * (current.numel if current else 0)), dtype, self.ctx.device)
+        pool = Pool(max(numel, 2 * (current.numel if current else 0)), dtype, self.ctx.device,
+                    self.ctx.session.pool_dir if self.remote is not None else None)
         if self.remote is not None:
             self.ctx.pools.append(pool)
             self.ctx.session.share(pool)

@@ -40,6 +40,11 @@ def use_shared_memory_files() -> None:
     assert torch_mp is not None
 
 
+def shm_dir() -> str | None:
+    """Shared memory's folder (/dev/shm), where there is one; else the temporary folder."""
+    return "/dev/shm" if os.path.isdir("/dev/shm") else None
+
+
 @dataclass(frozen=True)
 class SharedFile:
     """A CPU pool as the worker maps it: a file both processes map (torch.from_file, shared)."""
@@ -104,13 +109,14 @@ class Pool:
 
     _ids = itertools.count(1)  # next() on a count is atomic: gradings in threads never share an id
 
-    def __init__(self, numel: int, dtype: torch.dtype, device: torch.device | str):
+    def __init__(self, numel: int, dtype: torch.dtype, device: torch.device | str, directory: str | None = None):
+        """``directory``: where a CPU pool's file lives (a grading's own folder, the only one its sandboxed worker
+        sees); default /dev/shm."""
         self.id = next(Pool._ids)
         numel = max(numel, 1)
         self.path = None
         if torch.device(device).type == "cpu":
-            shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
-            fd, self.path = tempfile.mkstemp(prefix="autograder-pool-", dir=shm)
+            fd, self.path = tempfile.mkstemp(prefix="autograder-pool-", dir=directory or shm_dir())
             os.ftruncate(fd, numel * torch.empty((), dtype=dtype).element_size())
             os.close(fd)
             self.tensor = torch.from_file(self.path, shared=True, size=numel, dtype=dtype)
