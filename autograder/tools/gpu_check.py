@@ -116,7 +116,10 @@ def timed(case) -> bool:
     """Does the case's verdict rest on the judge's clock? (An honest case is graded on every check.)"""
     checks = {c.id: c for c in EXERCISES[case.exercise].checks}
     wanted = case.graded_checks(cuda=True) if case.outcome == "rejected" else (list(case.checks) or list(checks))
-    return wanted is None or any(checks[c].timed for c in wanted if c in checks)
+    if wanted is None:
+        return True
+    wanted = set(wanted) | {used for c in wanted if c in checks for used in checks[c].uses}  # graded with them
+    return any(checks[c].timed for c in wanted if c in checks)
 
 
 def _grade_case(exercise_id: str, case_path: str, only, alone: bool) -> str:
@@ -134,15 +137,17 @@ def _judge_process() -> None:
     warm_judge("cuda")
 
 
-def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_specific: bool = False) -> dict[str, dict]:
+def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_specific: bool = False,
+                names: list[str] | None = None) -> dict[str, dict]:
     """Every GPU-capable case of the exercises, ``runs`` gradings each. The cases whose verdicts rest on no clock
     go first, ``jobs`` at a time, each judged in a process of its own (judges sharing one process would share the
     GIL, Dynamo's caches and the measured copy bandwidth, which no real grading does); then the timed ones, one at a
     time, like the references; last the cases that touch the grader's own files (every check at stake), so they
     cannot disturb the others' gradings. ``gpu_specific``: only the cases whose verdict a GPU changes (the CPU
-    suite runs the rest)."""
+    suite runs the rest). ``names``: only these cases (``exercise/name``)."""
     todo = [c for c in case_files.cases(device="gpu") if c.exercise in exercise_ids and c.outcome != "secret-hidden"
-            and (not gpu_specific or c.device == "gpu" or c.gpu_checks)]
+            and (not gpu_specific or c.device == "gpu" or c.gpu_checks)
+            and (not names or f"{c.exercise}/{c.name}" in names)]
     last = [c for c in todo if "*" in c.checks]
     serial = [c for c in todo if c not in last and timed(c)]
     parallel = [c for c in todo if c not in last and c not in serial]
@@ -305,6 +310,8 @@ def main(argv: list[str] | None = None) -> int:
                              "existing gpu-results.json in --out")
     parser.add_argument("--gpu-specific", action="store_true",
                         help="only the cases whose verdict a GPU changes (GPU-only cases, speed gates)")
+    parser.add_argument("--case", action="append", metavar="EXERCISE/NAME",
+                        help="only these cases (e.g. 03_compile_modes/deferred_compile)")
     parser.add_argument("--accumulate", action="store_true",
                         help="add these runs to the ones recorded in --out/gpu-runs instead of starting over")
     parser.add_argument("--rebuild", action="store_true",
@@ -352,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
                 entry["reference"] = check_reference(ex, args.runs, log, raw)
                 save()
         if "cases" in parts:
-            place_cases(results, check_cases(exercise_ids, args.case_runs, args.jobs, log, raw, args.gpu_specific))
+            place_cases(results, check_cases(exercise_ids, args.case_runs, args.jobs, log, raw, args.gpu_specific,
+                                             args.case))
         results["wall_s"] = round(time.perf_counter() - start, 1)
         save()
         log(markdown(results))
