@@ -222,6 +222,18 @@ class _Runner:
 
     def _check_block(self, call_slots, out_slots, finish_slot, inputs_digest, seen) -> None:
         timed = self.timed
+        calls = [[self.in_pools[p].view(s) for p, s in enumerate(slots)] for slots in call_slots]
+        outs = [self.out_pool.view(s) for s in out_slots]
+        # Copy what will be checked first, then take the digests again: the copies are what the digests vouch for,
+        # so nothing the worker writes while the judge checks (a thread of its own) can slip into a comparison.
+        if timed.verify is not None:
+            record = BlockRecord(self.blocks_run, [[a.clone() for a in c] for c in calls], [o.clone() for o in outs],
+                                 self.finish_pool.view(finish_slot).clone() if finish_slot is not None else None)
+        else:
+            # The calls to check are chosen now, after the block: nothing in the worker could know them.
+            picked = sorted(self.rng.sample(range(len(calls)), min(SAMPLES_PER_BLOCK, len(calls))))
+            copies = {j: ([a.clone() for a in calls[j]], outs[j].clone(),
+                          outs[j - 1].clone() if self.chain is not None and j > 0 else None) for j in picked}
         now = digest(self.out_pool.region()), digest(self.finish_pool.tensor) if self.finish_pool else ""
         if now != seen:
             raise CheckFailed(f"{self.name}'s outputs changed after it had returned: work was still running "
@@ -230,21 +242,15 @@ class _Runner:
         if self._inputs_digest() != inputs_digest:
             raise CheckFailed(f"{self.name} modified its inputs during timing",
                               "inputs belong to the caller: compute into new tensors")
-        calls = [[self.in_pools[p].view(s) for p, s in enumerate(slots)] for slots in call_slots]
-        outs = [self.out_pool.view(s) for s in out_slots]
-        record = BlockRecord(self.blocks_run, calls, outs,
-                             self.finish_pool.view(finish_slot) if finish_slot is not None else None)
         if timed.verify is not None:
             timed.verify(record)
             return
-        # The calls to check are chosen now, after the block: nothing in the worker could know them.
-        for j in sorted(self.rng.sample(range(len(calls)), min(SAMPLES_PER_BLOCK, len(calls)))):
-            args = [a.clone() for a in calls[j]]
-            if self.chain is not None and j > 0:
-                args[0] = self.chain(args[0], outs[j - 1])
+        for j, (args, out, previous) in copies.items():
+            if previous is not None:
+                args[0] = self.chain(args[0], previous)
             with torch.no_grad() if timed.no_grad else nullcontext():
                 expected = self.reference(*args)
-            check_outputs(outs[j].clone(), expected, timed.tol,
+            check_outputs(out, expected, timed.tol,
                           f"{self.name}'s output during timing (call {j + 1} of {len(calls)} in a block)")
 
     # ---- the runner interface of timing.compare_runners ----

@@ -106,7 +106,7 @@ def check_reference(exercise_id: str, runs: int, log, raw: RawRuns) -> dict:
     repeat correctness checks on a second input stream, graded in the CPU suite)."""
     path, reports = raw.start(exercise_id, "reference")
     for _ in range(runs):
-        RawRuns.add(path, reports, grade_file(EXERCISES[exercise_id], solution(exercise_id)))
+        RawRuns.add(path, reports, Report.from_json(in_fresh_judge(_grade_reference, exercise_id)))
         log(f"{exercise_id} reference {len(reports)} ({reports[-1].seconds:.1f} s, load "
             f"{reports[-1].environment.get('load_s', 0):.1f} s): " + " | ".join(reports[-1].lines()[1:]))
     return summarise(reports)
@@ -120,6 +120,19 @@ def timed(case) -> bool:
         return True
     wanted = set(wanted) | {used for c in wanted if c in checks for used in checks[c].uses}  # graded with them
     return any(checks[c].timed for c in wanted if c in checks)
+
+
+def in_fresh_judge(fn, *args) -> str:
+    """``fn(*args)`` in a judge process of its own, started for this one grading (as the CLI is in a class). One
+    long-lived judge ran out of GPU memory after 13 gradings on an H100: torch's CUDA IPC keeps every block it
+    shared until the consumer releases it, and a worker, killed at the end of its grading, never does."""
+    with concurrent.futures.ProcessPoolExecutor(max_workers=1, initializer=_judge_process,
+                                                mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(fn, *args).result()
+
+
+def _grade_reference(exercise_id: str) -> str:
+    return grade_file(EXERCISES[exercise_id], solution(exercise_id)).to_json()
 
 
 def _grade_case(exercise_id: str, case_path: str, only, alone: bool) -> str:
@@ -165,15 +178,14 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
         log(f"case {case.exercise}/{case.name} ({case.kind}, {case.outcome}): {summary['as_promised']}/"
             f"{len(reports)} as promised | " + " | ".join(reports[-1].lines()[1:]))
 
-    with concurrent.futures.ProcessPoolExecutor(max_workers=max(jobs, 1), initializer=_judge_process,
-                                                mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {case: [pool.submit(_grade_case, case.exercise, str(case.path), only(case), False)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:  # each grading: its own judge
+        futures = {case: [pool.submit(in_fresh_judge, _grade_case, case.exercise, str(case.path), only(case), False)
                           for _ in range(runs)] for case in parallel}
         for case, pending in futures.items():
             record(case, [Report.from_json(f.result()) for f in pending])
     for case in serial + last:
         try:
-            record(case, [Report.from_json(_grade_case(case.exercise, str(case.path), only(case), True))
+            record(case, [Report.from_json(in_fresh_judge(_grade_case, case.exercise, str(case.path), only(case), True))
                           for _ in range(runs)])
         finally:
             (Path(__file__).resolve().parents[1] / "zz_redteam_injected.py").unlink(missing_ok=True)
@@ -325,10 +337,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     exercise_ids = args.exercise or sorted(EXERCISES)
     args.out.mkdir(parents=True, exist_ok=True)
-    from autograder.core.grading import isolate_judge_caches, warm_judge
-
-    isolate_judge_caches()
-    warm_judge("cuda")
     raw = RawRuns(args.out, args.accumulate)
     start = time.perf_counter()
     json_path = args.out / "gpu-results.json"
