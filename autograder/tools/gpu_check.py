@@ -50,7 +50,8 @@ def summarise(reports: list[Report]) -> dict:
     speeds = [_speed(r) for r in reports]
     measured = [s for s in speeds if s]
     out = {"runs": len(reports), "passed": sum(r.ok() for r in reports),
-           "grade_s": _median([r.seconds for r in reports])}
+           "grade_s": _median([r.seconds for r in reports]),
+           "gpu": " / ".join(sorted({str(r.environment.get("gpu")) for r in reports}))}
     if measured:
         medians = [s["speedup"] for s in measured]
         out.update(speedup_median=_median(medians), speedup_min=round(min(medians), 4),
@@ -224,8 +225,8 @@ def markdown(results: dict) -> str:
              "judge's wall time).", ""]
     lines += [f"- {note}" for note in results.get("notes", [])] + ([""] if results.get("notes") else [])
     lines += ["| exercise | submission | runs | passed | speedup median (min..max) | baseline ms | candidate ms "
-             "| compile s | grade s | % copy bw | GPU busy |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| compile s | grade s | % copy bw | GPU busy | GPU |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def row(ex, name, s):
         sp = (f"{s['speedup_median']:.2f}x ({s['speedup_min']:.2f}..{s['speedup_max']:.2f})"
@@ -233,7 +234,8 @@ def markdown(results: dict) -> str:
         bw, busy = s.get("fraction_of_copy_bandwidth"), s.get("gpu_busy")
         lines.append(f"| {ex} | {name} | {s['runs']} | {s['passed']} | {sp} | {s.get('baseline_ms', '')} | "
                      f"{s.get('candidate_ms', '')} | {s.get('compile_s', '')} | {s['grade_s']} | "
-                     f"{'' if bw is None else f'{bw:.0%}'} | {'' if busy is None else f'{busy:.0%}'} |")
+                     f"{'' if bw is None else f'{bw:.0%}'} | {'' if busy is None else f'{busy:.0%}'} | "
+                     f"{s.get('gpu', '')} |")
 
     for ex, res in results["exercises"].items():
         if res.get("reference"):
@@ -241,11 +243,11 @@ def markdown(results: dict) -> str:
         for name, s in res.get("wrong", {}).items():
             promised = s.get("as_promised", s.get("rejected_for_reason", "?"))
             row(ex, f"wrong: {name} (rejected for its reason {promised}/{s['runs']})", s)
-    lines += ["", "## GPU cases: cheats and honest alternatives", "", "| case | kind | class | verdict |",
-              "|---|---|---|---|"]
+    lines += ["", "## GPU cases: cheats and honest alternatives", "", "| case | kind | class | verdict | GPU |",
+              "|---|---|---|---|---|"]
     for key, verdict in sorted(results["redteam_gpu"].items()):
         s = results.get("cases", {}).get(key, {})
-        lines.append(f"| {key} | {s.get('kind', '')} | {s.get('class', '')} | {verdict} |")
+        lines.append(f"| {key} | {s.get('kind', '')} | {s.get('class', '')} | {verdict} | {s.get('gpu', '')} |")
     if results.get("classroom"):
         lines += ["", "## Classroom: `make autograde` on this GPU", "", results["classroom"]["how"], "",
                   "| student | assignment | score | expected |", "|---|---|---|---|"]
@@ -289,19 +291,24 @@ def rebuild(out: Path) -> int:
     json_path = out / "gpu-results.json"
     results = json.loads(json_path.read_text())
     known = {(c.exercise, c.name): c for c in case_files.cases()}
-    summaries = {}
+    summaries, seen, torches = {}, set(), set()
     for path in sorted((out / "gpu-runs").glob("*.jsonl")):
         exercise_id, name = path.stem.split(".", 1)
         reports = [Report.from_json(line) for line in path.read_text().splitlines() if line.strip()]
         gpus = {r.environment.get("gpu") for r in reports}
-        if gpus != {results["gpu"]}:
-            raise SystemExit(f"{path}: runs on {gpus}, but {json_path} is for {results['gpu']}")
+        if len(gpus) > 1:  # a summary speaks for one GPU; sittings on several are kept apart, each row saying which
+            raise SystemExit(f"{path}: runs on several GPUs ({gpus}): keep one GPU's runs per file")
+        seen.update(gpus)
+        torches.update(r.environment.get("torch") for r in reports)
         if name == "reference":
             results["exercises"].setdefault(exercise_id, {"reference": None, "wrong": {}})["reference"] = \
                 summarise(reports)
         elif (exercise_id, name) in known:
             summaries[f"{exercise_id}/{name}"] = summarise_case(known[(exercise_id, name)], reports)
     place_cases(results, summaries)
+    if seen:
+        results["gpu"] = " / ".join(sorted(str(g) for g in seen))
+        results["torch"] = " / ".join(sorted(str(t) for t in torches))
     json_path.write_text(json.dumps(results, indent=1) + "\n")
     (out / "gpu-results.md").write_text(markdown(results))
     print(markdown(results))
