@@ -124,12 +124,15 @@ QUIZZES: dict[str, list[Question]] = {
                   "eager speed", "Raises an error"),
                  2, "Dynamo cannot resume in the middle of a loop after a break, so it skips the frame and runs "
                     "it eagerly. explain() reports 0 graphs."),
-        Question("Why can a break on `.item()` make a compiled model slower than eager?",
-                 ("item() is slow on GPUs", "The float becomes a constant the next graph guards on: every new "
+        Question("Lesson 4's BrokenBlock reads `spread = max(h.std().item(), 1e-3)` and logs it. Why can the "
+                 "compiled stack end up slower than eager?",
+                 ("item() is slow on GPUs", "The way the float is used makes Dynamo guard on its value: every new "
                   "value recompiles, until the limit, then eager", "It disables fusion in the whole model",
-                  "It turns off CUDA"),
-                 1, "Dynamo specialises on Python scalars. A value that changes every call fails the guard every "
-                    "call: recompile after recompile, then the recompile limit sends it to eager."),
+                  "Every .item() float recompiles for each new value, however it is used"),
+                 1, "A float used only in arithmetic recompiles once and then becomes a symbol (breaks.with_item: 3 "
+                    "graphs over 12 values). Here its uses are guarded by value, so each call fails the guard: "
+                    "recompile after recompile, then the recompile limit sends it to eager. TORCH_LOGS='recompiles' "
+                    "names the guard."),
         Question("You call torch._dynamo.explain(g)(x) between compiling f and timing it. What happens?",
                  ("Nothing: explain only reads", "f's compiled code is thrown away and the timing includes a "
                   "recompile", "f is run eagerly forever", "explain raises"),
