@@ -154,13 +154,29 @@ def test_the_judge_never_unpickles_what_the_worker_sends():
 
 
 def test_a_digest_changes_with_any_write_and_reads_every_byte():
-    pool = Pool(1000, torch.float32, "cpu")
+    pool = Pool(5000, torch.float32, "cpu")
     pool.unlink()
     pool.tensor.normal_()
-    before = digest(pool.tensor)
-    pool.tensor[999] += 1
-    assert digest(pool.tensor) != before
-    assert digest(torch.full((3,), float("nan"))) == digest(torch.full((3,), float("nan")))  # NaN is exact too
+    before = digest(pool.tensor, key=7)
+    assert digest(pool.tensor, key=7) == before  # the same bytes and key: the same digest
+    pool.tensor[4999] += 1  # in the remainder past the last full row
+    assert digest(pool.tensor, key=7) != before
+    pool.tensor[4999] -= 1
+    pool.tensor[10] += 1
+    assert digest(pool.tensor, key=7) != before
+    assert digest(torch.full((3,), float("nan")), 1) == digest(torch.full((3,), float("nan")), 1)  # NaN is exact too
+
+
+def test_a_change_that_keeps_the_sum_changes_the_digest():
+    """Red team 2026-11-25 (sum_collision_memo): inputs rewritten with others of the same float32 sum kept a plain
+    sum digest; a keyed digest of unknown weights does not stay put."""
+    x = torch.randn(8192)
+    balanced = x.clone()
+    balanced[:4096], balanced[4096:] = x[4096:].clone(), x[:4096].clone()  # swapped halves: the same sum
+    assert float(balanced.sum()) == float(x.sum())
+    assert all(digest(balanced, k) != digest(x, k) for k in range(5))
+    ints = torch.arange(10, dtype=torch.int64)
+    assert digest(ints, 3) != digest(ints.flip(0), 3)
 
 
 def test_a_patched_harness_that_skips_writing_outputs_leaves_nan_and_fails():

@@ -13,25 +13,65 @@ import torch
 CONFIG_MODULES = ("torch._dynamo.config", "torch._inductor.config", "torch._functorch.config")
 
 
+# torch 2.9+'s precision API (``torch.backends.fp32_precision`` and its per-backend fields): where a submission
+# sets it, reading the legacy ``allow_tf32`` flags raises ("a mix of the legacy and new APIs"), so every read is
+# guarded and the new fields are read (and put back) first.
+NEW_PRECISION = ("backends.fp32_precision", "backends.cuda.matmul.fp32_precision", "backends.cudnn.fp32_precision",
+                 "backends.cudnn.conv.fp32_precision", "backends.cudnn.rnn.fp32_precision",
+                 "backends.mkldnn.fp32_precision", "backends.mkldnn.matmul.fp32_precision",
+                 "backends.mkldnn.conv.fp32_precision", "backends.mkldnn.rnn.fp32_precision")
+LEGACY = {
+    "cuda.matmul.allow_tf32": "backends.cuda.matmul.allow_tf32",
+    "cuda.matmul.allow_fp16_reduced_precision_reduction": "backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
+    "cuda.matmul.allow_bf16_reduced_precision_reduction": "backends.cuda.matmul.allow_bf16_reduced_precision_reduction",
+    "cudnn.enabled": "backends.cudnn.enabled",
+    "cudnn.benchmark": "backends.cudnn.benchmark",
+    "cudnn.deterministic": "backends.cudnn.deterministic",
+    "cudnn.allow_tf32": "backends.cudnn.allow_tf32",
+}
+
+
+def _owner(path: str):
+    """(object, attribute) of a dotted path under ``torch``, or None where this torch has no such object (the
+    attribute itself is not read here: reading a legacy flag can raise)."""
+    *names, last = path.split(".")
+    obj = torch
+    for name in names:
+        obj = getattr(obj, name, None)
+        if obj is None:
+            return None
+    return obj, last
+
+
+def _read(path: str):
+    found = _owner(path)
+    if found is None:
+        return None
+    try:
+        return getattr(*found)
+    except AttributeError:
+        return None
+    except RuntimeError as err:  # torch refuses a legacy read after the new API was used
+        return f"unreadable: {str(err)[:80]}"
+
+
+def _write(path: str, value) -> None:
+    found = _owner(path)
+    if found is not None and value is not None and not (isinstance(value, str) and value.startswith("unreadable")):
+        try:
+            setattr(*found, value)
+        except (AttributeError, RuntimeError, ValueError):
+            pass
+
+
 def fingerprint() -> dict:
     """The global settings that change how fast or how precisely code runs."""
-    state = {
-        "num_threads": torch.get_num_threads(),
-        "num_interop_threads": torch.get_num_interop_threads(),
-        "float32_matmul_precision": torch.get_float32_matmul_precision(),
-        "cuda.matmul.allow_tf32": torch.backends.cuda.matmul.allow_tf32,
-        "cuda.matmul.allow_fp16_reduced_precision_reduction":
-            torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction,
-        "cuda.matmul.allow_bf16_reduced_precision_reduction":
-            torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction,
-        "cudnn.enabled": torch.backends.cudnn.enabled,
-        "cudnn.benchmark": torch.backends.cudnn.benchmark,
-        "cudnn.deterministic": torch.backends.cudnn.deterministic,
-        "cudnn.allow_tf32": torch.backends.cudnn.allow_tf32,
-        "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(),
-        "grad_enabled": torch.is_grad_enabled(),
-        "default_dtype": str(torch.get_default_dtype()),
-    }
+    state = {"num_threads": torch.get_num_threads(), "num_interop_threads": torch.get_num_interop_threads(),
+             "float32_matmul_precision": _guarded(torch.get_float32_matmul_precision)}
+    state.update({path: _read(path) for path in NEW_PRECISION if _read(path) is not None})
+    state.update({key: _read(path) for key, path in LEGACY.items()})
+    state.update({"deterministic_algorithms": torch.are_deterministic_algorithms_enabled(),
+                  "grad_enabled": torch.is_grad_enabled(), "default_dtype": str(torch.get_default_dtype())})
     try:
         from torch._dynamo.eval_frame import _stance
         state["compiler_stance"] = _stance.stance
@@ -40,23 +80,34 @@ def fingerprint() -> dict:
     return state
 
 
+def _guarded(get):
+    try:
+        return get()
+    except RuntimeError as err:
+        return f"unreadable: {str(err)[:80]}"
+
+
 def changed(before: dict, after: dict) -> list[str]:
     return [f"{k}: {before[k]!r} -> {after.get(k)!r}" for k in before if after.get(k) != before[k]]
 
 
 def restore_fingerprint(state: dict) -> None:
-    """Put the numeric settings back (the ones a submission can set from Python)."""
+    """Put the numeric settings back (the ones a submission can set from Python), each only where it differs:
+    the legacy flags, then the new precision API's fields (a legacy write sets some of them too, so they go last
+    and make the state exact)."""
     torch.set_num_threads(state["num_threads"])
-    torch.set_float32_matmul_precision(state["float32_matmul_precision"])
-    torch.backends.cuda.matmul.allow_tf32 = state["cuda.matmul.allow_tf32"]
-    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = \
-        state["cuda.matmul.allow_fp16_reduced_precision_reduction"]
-    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = \
-        state["cuda.matmul.allow_bf16_reduced_precision_reduction"]
-    torch.backends.cudnn.enabled = state["cudnn.enabled"]
-    torch.backends.cudnn.benchmark = state["cudnn.benchmark"]
-    torch.backends.cudnn.deterministic = state["cudnn.deterministic"]
-    torch.backends.cudnn.allow_tf32 = state["cudnn.allow_tf32"]
+    value = state["float32_matmul_precision"]
+    if value != _guarded(torch.get_float32_matmul_precision) and not value.startswith("unreadable"):
+        try:
+            torch.set_float32_matmul_precision(value)
+        except RuntimeError:
+            pass
+    for key, path in LEGACY.items():
+        if _read(path) != state[key]:
+            _write(path, state[key])
+    for path in NEW_PRECISION:
+        if path in state and _read(path) != state[path]:
+            _write(path, state[path])
     torch.use_deterministic_algorithms(state["deterministic_algorithms"])
     torch.set_grad_enabled(state["grad_enabled"])
     torch.set_default_dtype(getattr(torch, state["default_dtype"].removeprefix("torch.")))

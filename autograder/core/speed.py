@@ -149,10 +149,16 @@ class _Runner:
             finish_slot = self.finish_pool.alloc((self.timed.finish_numel,))
             self.finish_pool.tensor.fill_(float("nan"))
         synchronize(self.ctx.device)
+        # The digests' key, new for every block and known only here (see wire.digest).
+        self.key = self.rng.getrandbits(63)
         return call_slots, out_slots, finish_slot, self._inputs_digest()
 
     def _inputs_digest(self) -> tuple:
-        return tuple(digest(p.region()) for p in self.in_pools)
+        return tuple(digest(p.region(), self.key) for p in self.in_pools)
+
+    def _outputs_digest(self) -> tuple:
+        finished = digest(self.finish_pool.tensor, self.key) if self.finish_pool else ""
+        return digest(self.out_pool.region(), self.key), finished
 
     def _view(self, pool: Pool, slot):
         """Views cached as the worker caches them: both sides pay the same per-call cost."""
@@ -192,7 +198,7 @@ class _Runner:
                           keep=timed.keep, finish=finish, device=ctx.device)
             reply = {}
         # Read every output (and the finished weights) before the clock stops.
-        seen = digest(self.out_pool.region()), digest(self.finish_pool.tensor) if self.finish_pool else ""
+        seen = self._outputs_digest()
         seconds = _perf_counter() - t0
         self.blocks_run += 1
         self.blocks.append((seconds, n))
@@ -234,7 +240,7 @@ class _Runner:
             picked = sorted(self.rng.sample(range(len(calls)), min(SAMPLES_PER_BLOCK, len(calls))))
             copies = {j: ([a.clone() for a in calls[j]], outs[j].clone(),
                           outs[j - 1].clone() if self.chain is not None and j > 0 else None) for j in picked}
-        now = digest(self.out_pool.region()), digest(self.finish_pool.tensor) if self.finish_pool else ""
+        now = self._outputs_digest()
         if now != seen:
             raise CheckFailed(f"{self.name}'s outputs changed after it had returned: work was still running "
                               "after the call (on a side stream or a thread), outside the time measured",
