@@ -522,6 +522,7 @@ def grade(exercise: Exercise, session: Session, load: dict, *, device, secret: s
           only: list[str] | None = None, progress=None, prepared: dict | None = None) -> list[CheckResult]:
     """Run ``exercise``'s checks against the worker behind ``session``; never raises for bad code."""
     ctx = GradeContext(exercise, session, torch.device(device), secret, policy, prepared=prepared or {})
+    ctx.notes["load_s"] = float(load.get("load_s") or 0.0)  # the judge's clock around loading the submission
     wanted = set(only or ())
     wanted |= {used for c in exercise.checks if c.id in wanted for used in c.uses}
     checks = [c for c in exercise.checks if only is None or c.id in wanted]
@@ -665,6 +666,7 @@ def grade_session(exercise: Exercise, session: Session, *, device, secret: str, 
         return Report.failed(exercise, str(load["fatal"]), "", time.perf_counter() - start, policy.allow_skip,
                              environment())
     load_s = time.perf_counter() - start
+    load["load_s"] = load_s  # for checks that charge it (exercise 03's compile budget: a compile at import)
     results = grade(exercise, session, load, device=device, secret=secret, policy=policy, only=only,
                     progress=progress, prepared=prepared)
     report = Report(exercise.id, results, {**environment(), "load_s": load_s}, 0.0, policy.allow_skip)

@@ -82,21 +82,23 @@ def check_compile_budget(ctx: GradeContext):
         slot, = ctx.put([_x(ctx, "budget", i)])
         ctx.call(predict.ref, slot, keep=False, no_grad=True, what=f"predict (call {i + 1})",
                  timeout=COMPILE_BUDGET_S + 60)
-    seconds += _perf_counter() - start
+    seconds += _perf_counter() - start + ctx.notes.get("load_s", 0.0)  # a compile at import counts too
     hint = ("max-autotune's GEMM search costs tens of seconds per distinct matmul shape; reduce-overhead gets the "
             "launch-bound speedup at a fraction of the compile time")
     if seconds > COMPILE_BUDGET_S:
-        raise CheckFailed(f"make_predict and the first three calls took {seconds:.1f} s, over the compile budget of "
-                          f"{COMPILE_BUDGET_S:g} s", hint)
+        raise CheckFailed(f"loading your code, make_predict and the first three calls took {seconds:.1f} s, over the "
+                          f"compile budget of {COMPILE_BUDGET_S:g} s", hint)
     serving = ctx.notes.get("predict_startup_s")
+    if serving is not None:  # the speed check made the grading's first predictor, right after loading
+        serving += ctx.notes.get("load_s", 0.0)
     if serving is not None and serving > COMPILE_BUDGET_S:
-        raise CheckFailed(f"in the speed check, make_predict and the calls' time beyond their steady latency came "
-                          f"to {serving:.1f} s, over the compile budget of {COMPILE_BUDGET_S:g} s: the expensive "
-                          "work came after the first three calls", hint)
-    message = (f"make_predict and the first three calls took {seconds:.1f} s (budget {COMPILE_BUDGET_S:g} s; "
-               "compile caches may already be warm)")
+        raise CheckFailed(f"loading your code, then in the speed check make_predict and the calls' time beyond their "
+                          f"steady latency came to {serving:.1f} s, over the compile budget of {COMPILE_BUDGET_S:g} "
+                          "s: the expensive work came at import or after the first three calls", hint)
+    message = (f"loading your code, make_predict and the first three calls took {seconds:.1f} s (budget "
+               f"{COMPILE_BUDGET_S:g} s; compile caches may already be warm)")
     if serving is not None:
-        message += f"; the speed check's predictor spent {serving:.1f} s beyond its steady latency"
+        message += f"; loading and the speed check's predictor spent {serving:.1f} s beyond its steady latency"
     return message, {"first_call_s": seconds, "serving_startup_s": serving}
 
 
@@ -147,13 +149,15 @@ EXERCISE = Exercise(
     speed_gate=1.5,
     prepare=prepare,
     checks=(
+        # First: its predictor is the grading's first, so a compile that is slow only with cold caches is paid there
+        # (and charged to compile_budget, which reads it), not in an untimed check before it.
+        Check("predict_speed", "predict is at least 1.5x faster than the default-mode compile", 4, check_speed,
+              ("make_predict",), kind="speed"),
         Check("predict_correct", "predict matches the eager model, batch sizes never shown included", 3,
               check_correct, ("make_predict",), hidden=True),
         Check("outputs_stay_valid", "outputs keep their values after later calls", 2, check_stay_valid,
               ("make_predict",), hidden=True, self_reported="the kept outputs are read back by your process"),
-        Check("predict_speed", "predict is at least 1.5x faster than the default-mode compile", 4, check_speed,
-              ("make_predict",), kind="speed"),
-        # After the speed check: it reads what the speed check's predictor cost (a deferred compile shows there).
+        # It reads what loading and the speed check's predictor cost (a compile at import or deferred shows there).
         Check("compile_budget", f"make_predict and its first calls fit the {COMPILE_BUDGET_S:g} s compile budget",
               1, check_compile_budget, ("make_predict",), uses=("predict_speed",)),
     ),
