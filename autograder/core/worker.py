@@ -63,6 +63,16 @@ def _is_submission_code(code) -> bool:
     return getattr(code, "co_filename", "").startswith(SUBMISSION_FILE)
 
 
+def _code_of(target):
+    """The code a thread was made to run, through functools.partial, bound methods and callable objects."""
+    for _ in range(10):
+        if target is None or hasattr(target, "__code__"):
+            return getattr(target, "__code__", None)
+        inner = getattr(target, "func", None) or getattr(target, "__func__", None)
+        target = inner if inner is not None else vars(type(target)).get("__call__")
+    return None
+
+
 def submission_threads() -> list[str]:
     """Live threads that run, or were made to run, code the submission defined (work or GPU load on the side):
     a frame of the submission's on the thread's stack (a sleeping loop included), a target or Timer function of
@@ -72,7 +82,7 @@ def submission_threads() -> list[str]:
     for thread in threading.enumerate():
         if thread is threading.current_thread():
             continue
-        made = [getattr(getattr(thread, attr, None), "__code__", None) for attr in ("_target", "function")]
+        made = [_code_of(getattr(thread, attr, None)) for attr in ("_target", "function")]
         made.append(getattr(type(thread).run, "__code__", None))
         stack, frame = [], frames.get(thread.ident)
         while frame is not None:

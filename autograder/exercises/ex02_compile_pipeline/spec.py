@@ -306,10 +306,13 @@ EXERCISE = Exercise(
     baseline="the eager training step",
     speed_gate=1.5,
     checks=(
+        # The recorder runs where Dynamo calls it, in your process: its entries are what that process reports (a
+        # red team's submission rebound the grader's function there and reported a correct recorder's counts).
         Check("recorder_graphs", "GraphRecorder records one entry per graph", 2, check_recorder_graphs,
-              ("GraphRecorder",), kind="structure"),
+              ("GraphRecorder",), kind="structure", self_reported="the recorder's entries, read in your process"),
         Check("recorder_ops", "GraphRecorder counts each graph's ops by target", 3, check_recorder_ops,
-              ("GraphRecorder",), kind="structure", hidden=True),
+              ("GraphRecorder",), kind="structure", hidden=True,
+              self_reported="the recorder's entries, read in your process"),
         Check("train_step_correct", "the training step matches eager: loss, gradients, update", 3,
               check_train_correct, ("make_train_step",), hidden=True),
         Check("train_step_one_graph", "the model's forward compiles without a graph break", 2, check_one_graph,

@@ -66,6 +66,10 @@ def check_no_graph_breaks(ctx: GradeContext):
     slots = ctx.put(xs)
     found = ctx.call(Fn(f"{WORKLOAD}:count_graphs"), stack.ref, *slots, keep=False, fresh_settings=True,
                      what="compiling your stack").value.get("value") or {}
+    if "config_changed" in found:
+        raise CheckFailed("your model's forward changed the compiler's configuration while it ran ("
+                          + ", ".join(map(str, found["config_changed"])) + "): the graph count would not be "
+                          "torch.compile's own", "remove the break in the code instead (keep the value a tensor)")
     if "fullgraph_error" in found:
         where = found.get("where")
         raise CheckFailed(f"torch.compile(model, fullgraph=True) stopped at a graph break: {found['fullgraph_error']}",

@@ -47,9 +47,18 @@ def _where(err: BaseException) -> str:
 def count_graphs(model, *xs) -> dict:
     """fullgraph=True first (its error names the first break), then the default compile over ``xs``, counted.
     What this returns is what this process says: the grader reports it as self-reported."""
+    from autograder.core import settings
+
     torch._dynamo.reset()
+    config = settings.compiler_config()
     with torch.no_grad():
         model(xs[0])  # eager first: an unwritten or crashing forward is reported as such
+        # A forward that sets the compiler's configuration (capture_scalar_outputs...) would change the compiles
+        # below, which stand for the course's torch.compile: said, and put back (a red team's case).
+        moved = settings.changed_config(config, settings.compiler_config())
+        if moved:
+            settings.restore_config(config)
+            return {"config_changed": moved[:5]}
         try:
             strict = torch.compile(model, fullgraph=True)
             for x in xs[:2]:
