@@ -214,12 +214,12 @@ class Session:
         return session
 
     # ---- requests ----
-    def call(self, op: str, timeout: float | None = None, **fields) -> dict:
+    def call(self, op: str, timeout: float | None = None, fds: list[int] = (), **fields) -> dict:
         if self.dead:
             raise WorkerGone(self.dead)
         deadline = min(self.deadline, time.monotonic() + (timeout or CALL_TIMEOUT_S))
         try:
-            self.end.send({"op": op, **fields})
+            self.end.send({"op": op, **fields}, fds)
             while True:
                 reply = self.end.receive(deadline)
                 if "event" in reply:
@@ -274,7 +274,7 @@ class Session:
     def share(self, pool: Pool) -> None:
         if pool.id not in self.shared:
             try:
-                self.call("pool", id=pool.id, tensor=pool.shareable())
+                self.call("pool", id=pool.id, tensor=pool.shareable(), fds=[pool.fd] if pool.fd is not None else [])
             finally:
                 pool.unlink()
             self.shared[pool.id] = pool

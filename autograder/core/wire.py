@@ -16,16 +16,18 @@ view into a shared pool.
 
 from __future__ import annotations
 
+import fcntl
 import itertools
 import json
 import os
 import pickle
 import select
+import socket
 import tempfile
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from multiprocessing.reduction import ForkingPickler
+from multiprocessing.reduction import ForkingPickler, recvfds, sendfds
 
 import torch
 import torch.multiprocessing as torch_mp
@@ -45,16 +47,39 @@ def shm_dir() -> str | None:
     return "/dev/shm" if os.path.isdir("/dev/shm") else None
 
 
+def sealed_memory(nbytes: int) -> int | None:
+    """A descriptor of anonymous shared memory of ``nbytes`` that no one can shrink or grow (memfd with seals), or
+    None where the system has none. A pool the worker could truncate would make the judge's own reads of it fault
+    (SIGBUS): a red team's worker truncated a shared file it had kept open, and the judge died without a report."""
+    if not (hasattr(os, "memfd_create") and hasattr(fcntl, "F_ADD_SEALS")):
+        return None
+    try:
+        fd = os.memfd_create("autograder-pool", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    except OSError:
+        return None
+    os.ftruncate(fd, nbytes)
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+    return fd
+
+
+def map_descriptor(fd: int, numel: int, dtype: torch.dtype) -> torch.Tensor:
+    return torch.from_file(f"/proc/self/fd/{fd}", shared=True, size=numel, dtype=dtype)
+
+
 @dataclass(frozen=True)
 class SharedFile:
-    """A CPU pool as the worker maps it: a file both processes map (torch.from_file, shared)."""
+    """A CPU pool as the worker maps it: a file both processes map (torch.from_file, shared). ``path`` None: sealed
+    memory whose descriptor follows the request on the socket (SCM_RIGHTS)."""
 
-    path: str
+    path: str | None
     numel: int
     dtype: str
 
-    def open(self) -> torch.Tensor:
-        return torch.from_file(self.path, shared=True, size=self.numel, dtype=getattr(torch, self.dtype))
+    def open(self, fd: int | None = None) -> torch.Tensor:
+        dtype = getattr(torch, self.dtype)
+        if self.path is None:
+            return map_descriptor(fd, self.numel, dtype)
+        return torch.from_file(self.path, shared=True, size=self.numel, dtype=dtype)
 
 
 @dataclass(frozen=True)
@@ -114,21 +139,30 @@ class Pool:
         sees); default /dev/shm."""
         self.id = next(Pool._ids)
         numel = max(numel, 1)
-        self.path = None
+        self.path = self.fd = None
         if torch.device(device).type == "cpu":
-            fd, self.path = tempfile.mkstemp(prefix="autograder-pool-", dir=directory or shm_dir())
-            os.ftruncate(fd, numel * torch.empty((), dtype=dtype).element_size())
-            os.close(fd)
-            self.tensor = torch.from_file(self.path, shared=True, size=numel, dtype=dtype)
+            nbytes = numel * torch.empty((), dtype=dtype).element_size()
+            self.fd = sealed_memory(nbytes)
+            if self.fd is not None:
+                self.tensor = map_descriptor(self.fd, numel, dtype)
+            else:  # no memfd here: a file in the grading's own folder
+                fd, self.path = tempfile.mkstemp(prefix="autograder-pool-", dir=directory or shm_dir())
+                os.ftruncate(fd, nbytes)
+                os.close(fd)
+                self.tensor = torch.from_file(self.path, shared=True, size=numel, dtype=dtype)
         else:
             self.tensor = torch.empty(numel, dtype=dtype, device=device)
         self.used = 0
 
     def shareable(self):
-        """What a request carries to map this pool in the worker."""
-        if self.path is None:
+        """What a request carries to map this pool in the worker (with ``fd`` sent after it, where there is one)."""
+        if self.path is None and self.fd is None:
             return self.tensor
         return SharedFile(self.path, self.numel, str(self.tensor.dtype).removeprefix("torch."))
+
+    def __del__(self):
+        if getattr(self, "fd", None) is not None:
+            os.close(self.fd)  # the judge's mapping keeps the memory while the tensor lives
 
     def unlink(self) -> None:
         """Remove the file once every process that needs it has mapped it (the memory lives on until unmapped)."""
@@ -196,8 +230,12 @@ class JudgeEnd:
     def __init__(self, conn: Connection):
         self.conn = conn
 
-    def send(self, message: dict) -> None:
+    def send(self, message: dict, fds: list[int] = ()) -> None:
+        """The request, then (on the same socket, as ancillary data) descriptors the worker takes with it."""
         self.conn.send_bytes(bytes(ForkingPickler.dumps(message)))
+        if fds:
+            with socket.fromfd(self.conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sendfds(sock, list(fds))
 
     def receive(self, deadline: float) -> dict:
         remaining = deadline - time.monotonic()
@@ -227,6 +265,11 @@ class WorkerEnd:
 
     def receive(self) -> dict:
         return pickle.loads(self.conn.recv_bytes())
+
+    def receive_fd(self) -> int:
+        """A descriptor the judge sent right after its request."""
+        with socket.fromfd(self.conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            return recvfds(sock, 1)[0]
 
     def send(self, message: dict) -> None:
         self.conn.send_bytes(json.dumps(message, default=str).encode())

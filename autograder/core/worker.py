@@ -181,7 +181,14 @@ class Worker:
 
     def op_pool(self, msg):
         shared = msg["tensor"]
-        self.pools[msg["id"]] = shared.open() if isinstance(shared, SharedFile) else shared
+        if isinstance(shared, SharedFile) and shared.path is None:  # sealed memory: its descriptor follows
+            fd = _END.receive_fd()
+            try:
+                self.pools[msg["id"]] = shared.open(fd)
+            finally:
+                os.close(fd)  # the mapping stays
+        else:
+            self.pools[msg["id"]] = shared.open() if isinstance(shared, SharedFile) else shared
         return {}
 
     def op_invoke(self, msg):
