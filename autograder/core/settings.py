@@ -11,11 +11,12 @@ from __future__ import annotations
 import torch
 
 CONFIG_MODULES = ("torch._dynamo.config", "torch._inductor.config", "torch._functorch.config")
+UNREADABLE = "unreadable: "
 
 
 # torch 2.9+'s precision API (``torch.backends.fp32_precision`` and its per-backend fields): where a submission
 # sets it, reading the legacy ``allow_tf32`` flags raises ("a mix of the legacy and new APIs"), so every read is
-# guarded and the new fields are read (and put back) first.
+# guarded (a refused read is recorded as such) and the new fields are put back last (see restore_fingerprint).
 NEW_PRECISION = ("backends.fp32_precision", "backends.cuda.matmul.fp32_precision", "backends.cudnn.fp32_precision",
                  "backends.cudnn.conv.fp32_precision", "backends.cudnn.rnn.fp32_precision",
                  "backends.mkldnn.fp32_precision", "backends.mkldnn.matmul.fp32_precision",
@@ -52,12 +53,16 @@ def _read(path: str):
     except AttributeError:
         return None
     except RuntimeError as err:  # torch refuses a legacy read after the new API was used
-        return f"unreadable: {str(err)[:80]}"
+        return UNREADABLE + str(err)[:80]
+
+
+def _readable(value) -> bool:
+    return not (isinstance(value, str) and value.startswith(UNREADABLE))
 
 
 def _write(path: str, value) -> None:
     found = _owner(path)
-    if found is not None and value is not None and not (isinstance(value, str) and value.startswith("unreadable")):
+    if found is not None and value is not None and _readable(value):
         try:
             setattr(*found, value)
         except (AttributeError, RuntimeError, ValueError):
@@ -67,8 +72,8 @@ def _write(path: str, value) -> None:
 def fingerprint() -> dict:
     """The global settings that change how fast or how precisely code runs."""
     state = {"num_threads": torch.get_num_threads(), "num_interop_threads": torch.get_num_interop_threads(),
-             "float32_matmul_precision": _guarded(torch.get_float32_matmul_precision)}
-    state.update({path: _read(path) for path in NEW_PRECISION if _read(path) is not None})
+             "float32_matmul_precision": _matmul_precision()}
+    state.update({path: value for path in NEW_PRECISION if (value := _read(path)) is not None})
     state.update({key: _read(path) for key, path in LEGACY.items()})
     state.update({"deterministic_algorithms": torch.are_deterministic_algorithms_enabled(),
                   "grad_enabled": torch.is_grad_enabled(), "default_dtype": str(torch.get_default_dtype())})
@@ -80,11 +85,11 @@ def fingerprint() -> dict:
     return state
 
 
-def _guarded(get):
+def _matmul_precision() -> str:
     try:
-        return get()
+        return torch.get_float32_matmul_precision()
     except RuntimeError as err:
-        return f"unreadable: {str(err)[:80]}"
+        return UNREADABLE + str(err)[:80]
 
 
 def changed(before: dict, after: dict) -> list[str]:
@@ -97,7 +102,7 @@ def restore_fingerprint(state: dict) -> None:
     and make the state exact)."""
     torch.set_num_threads(state["num_threads"])
     value = state["float32_matmul_precision"]
-    if value != _guarded(torch.get_float32_matmul_precision) and not value.startswith("unreadable"):
+    if value != _matmul_precision() and _readable(value):
         try:
             torch.set_float32_matmul_precision(value)
         except RuntimeError:
