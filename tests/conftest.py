@@ -10,6 +10,10 @@ BIN = Path(sys.executable).parent
 # The grading logic is tested without the sandbox (on a CPU a sandboxed worker rebuilds Inductor's precompiled
 # header, ~6 s per grading); test_sandbox.py and test_classroom.py turn it on and test it.
 os.environ.setdefault("COURSE_SANDBOX", "none")
+# pytest-xdist runs one test process per core: each (and every grading worker, kernel or CLI it starts) computes
+# on its share of the cores, or OpenMP's waits on busy cores make compiled CPU code 100x slower than eager.
+_share = max(1, (os.cpu_count() or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+os.environ.setdefault("OMP_NUM_THREADS", str(_share))
 
 
 @pytest.fixture(autouse=True, scope="session")

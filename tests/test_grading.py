@@ -198,6 +198,27 @@ def test_a_check_error_in_the_worker_does_not_end_the_grading():
     assert report.result("after").status == PASSED
 
 
+def test_the_submission_computes_with_the_threads_the_baseline_has():
+    """The worker's torch uses the judge's thread count, not OpenMP's default of every core: the eager baseline
+    and the candidate share a machine on equal terms (and a class's per-slot cores stay the slot's)."""
+    seen = {}
+
+    def threads(ctx):
+        seen["worker"] = ctx.call(Entry("threads"), what="threads()").value["value"]
+        return "read"
+
+    exercise = Exercise("99_fake", "fake", ("threads",), (Check("threads", "threads", 1, threads, ("threads",)),),
+                        "nothing")
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # OpenMP's default would be every core (this test needs two or more)
+    try:
+        report = grade_source("import torch\ndef threads():\n    return torch.get_num_threads()\n", exercise)
+    finally:
+        torch.set_num_threads(before)
+    assert report.result("threads").status == PASSED, report.result("threads").message
+    assert seen["worker"] == 1
+
+
 def test_a_submission_that_allocates_past_the_memory_limit_fails_in_its_own_process(monkeypatch):
     """The worker starts under RLIMIT_DATA: 3 GiB asked of a 1 GiB limit is a MemoryError in the worker, reported
     as that check's failure; the grading (and the machine) goes on."""

@@ -64,7 +64,7 @@ QUIET_WARNINGS = (r"TensorFloat32 tensor cores for float32 matrix multiplication
 # The variables a worker inherits; everything else (the instructor's secret first) stays behind.
 WORKER_ENV = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "CUDA_VISIBLE_DEVICES", "CUDA_HOME",
               "LD_LIBRARY_PATH", "CC", "CXX", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
-              "COURSE_WORKER_CACHE")
+              "COURSE_WORKER_CACHE", "TORCHINDUCTOR_COMPILE_THREADS")
 
 
 @dataclass
@@ -117,7 +117,7 @@ class Remote:
 def worker_cache() -> Path:
     """Compile caches of workers: apart from the judge's own, which a worker must never write to."""
     default = Path(tempfile.gettempdir()) / f"autograder-worker-{os.getuid()}"
-    return Path(os.environ.get("COURSE_WORKER_CACHE") or default)
+    return Path(os.environ.get("COURSE_WORKER_CACHE", "TORCHINDUCTOR_COMPILE_THREADS") or default)
 
 
 def worker_env() -> dict:
@@ -128,6 +128,9 @@ def worker_env() -> dict:
     env["TORCHINDUCTOR_CACHE_DIR"] = str(cache / "inductor")
     env["TRITON_CACHE_DIR"] = str(cache / "triton")
     env["AUTOGRADER_WORKER"] = "1"
+    # The candidate computes with the threads the baseline has (the judge's): on a shared CPU, OpenMP's default
+    # (every core) makes Inductor's many small parallel kernels wait on busy cores, 100x slower than eager.
+    env["OMP_NUM_THREADS"] = str(torch.get_num_threads())
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
