@@ -249,3 +249,16 @@ def test_the_memory_limit_reads_sizes_and_refuses_nonsense(monkeypatch):
 def test_checkfailed_carries_its_details():
     err = CheckFailed("slow", "look", {"speedup": 1.0})
     assert err.details == {"speedup": 1.0} and err.reason == "slow" and "Hint: look" in str(err)
+
+
+def test_workers_share_one_warm_compile_cache_outside_the_judges_and_the_working_folder(monkeypatch):
+    """Unset, the worker cache is one absolute folder in the temp dir (warm across gradings); a relative path
+    would land in whatever folder the judge runs from and start every grading cold."""
+    from autograder.core.grading import worker_cache, worker_env
+
+    monkeypatch.delenv("COURSE_WORKER_CACHE", raising=False)
+    cache = worker_cache()
+    assert cache.is_absolute() and cache.parent == Path(tempfile.gettempdir()), cache
+    assert worker_env()["TORCHINDUCTOR_CACHE_DIR"] == str(cache / "inductor")
+    monkeypatch.setenv("COURSE_WORKER_CACHE", "/some/where")
+    assert worker_cache() == Path("/some/where")

@@ -117,7 +117,7 @@ class Remote:
 def worker_cache() -> Path:
     """Compile caches of workers: apart from the judge's own, which a worker must never write to."""
     default = Path(tempfile.gettempdir()) / f"autograder-worker-{os.getuid()}"
-    return Path(os.environ.get("COURSE_WORKER_CACHE", "TORCHINDUCTOR_COMPILE_THREADS") or default)
+    return Path(os.environ.get("COURSE_WORKER_CACHE") or default)
 
 
 def worker_env() -> dict:
