@@ -2,7 +2,11 @@
 runs the submission and is believed only where it is checked."""
 
 import json
+import os
+import shutil
 import socket
+import subprocess
+import sys
 import tempfile
 import time
 from multiprocessing.connection import Connection
@@ -16,6 +20,7 @@ from autograder.core.grading import GradeContext, Policy, Session, grade_session
 from autograder.core.protocol import PASSED, Check, CheckFailed, Exercise, Tolerance
 from autograder.core.speed import Timed, speed_check
 from autograder.core.wire import Entry, Fn, JudgeEnd, Pool, WorkerGone, digest
+from autograder.tools.paths import REPO
 
 TOL = Tolerance(rtol=1e-6, atol=1e-6)
 
@@ -262,3 +267,43 @@ def test_workers_share_one_warm_compile_cache_outside_the_judges_and_the_working
     assert worker_env()["TORCHINDUCTOR_CACHE_DIR"] == str(cache / "inductor")
     monkeypatch.setenv("COURSE_WORKER_CACHE", "/some/where")
     assert worker_cache() == Path("/some/where")
+
+
+JUDGE = """
+import os, subprocess, sys
+from autograder.core import sandbox
+if sys.argv[1] == "refuse":
+    assert sandbox.refuse_tracing(gpu=False)
+probe = '''
+import sys
+pid = int(sys.argv[1])
+try:
+    seen = "environ read" if b"s3cret" in open(f"/proc/{pid}/environ", "rb").read() else "environ without it"
+except OSError as err:
+    seen = f"environ refused ({type(err).__name__})"
+try:  # the permission ptrace's attach needs (PTRACE_MODE_ATTACH), without stopping the judge
+    open(f"/proc/{pid}/mem", "rb").close()
+    seen += ", memory opened"
+except OSError as err:
+    seen += f", memory refused ({type(err).__name__})"
+print(seen)
+'''
+print(subprocess.run([sys.executable, "-c", probe, str(os.getpid())], capture_output=True, text=True).stdout.strip())
+"""
+
+
+@pytest.mark.skipif(not shutil.which("setpriv"), reason="setpriv (util-linux) runs the judge without capabilities")
+@pytest.mark.parametrize("refuse", [True, False], ids=["judge refuses tracing", "control: an ordinary judge"])
+def test_a_process_of_the_judges_user_can_neither_read_nor_trace_the_judge(refuse):
+    """A GPU worker shares the host's PID namespace (CUDA IPC), so it can name the judge's pid. The judge makes
+    itself non-dumpable: a process of the same user without CAP_SYS_PTRACE can then neither attach to it nor read
+    its /proc files (its environment, its memory). Both run without capabilities (setpriv), as under a non-root
+    grader."""
+    done = subprocess.run(["setpriv", "--bounding-set=-all", "--inh-caps=-all", sys.executable, "-c", JUDGE,
+                           "refuse" if refuse else "ordinary"], capture_output=True, text=True, timeout=120,
+                          cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO), "JUDGE_SECRET": "s3cret"})
+    assert done.returncode == 0, done.stderr
+    if refuse:
+        assert done.stdout.strip() == "environ refused (PermissionError), memory refused (PermissionError)", done.stdout
+    else:  # what the refusal takes away
+        assert done.stdout.strip() == "environ read, memory opened", done.stdout

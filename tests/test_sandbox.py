@@ -76,6 +76,16 @@ def test_a_root_grader_gives_no_capabilities_inside(tmp_path):
     assert int(out, 16) == 0
 
 
+def test_every_writable_memory_folder_is_no_larger_than_the_memory_limit(tmp_path, monkeypatch):
+    """A tmpfs is memory that RLIMIT_DATA does not count: each one the sandbox makes (home too) has the limit as
+    its size, so files cannot take the machine's memory past it."""
+    monkeypatch.setenv(sandbox.MEMORY_ENV, "512M")
+    home = os.path.expanduser("~")
+    out = _inside(f"import os, json; print(json.dumps({{p: os.statvfs(p).f_blocks * os.statvfs(p).f_frsize for p in "
+                  f"['/tmp', '/dev/shm', {home!r}]}}))", tmp_path)
+    assert json.loads(out) == dict.fromkeys(["/tmp", "/dev/shm", home], 512 << 20), out
+
+
 def test_nothing_it_forks_outlives_it(tmp_path):
     # a double-forked daemon that would write a file 3 s later, after the sandboxed program has exited
     _inside(f"""
@@ -151,3 +161,4 @@ def fast_gelu_bias(x, bias):
     assert not os.path.exists(f"/dev/shm/left-behind-{os.getpid()}")
     pools = [n for n in seen.strip("[]'").split("', '") if n.startswith("autograder-pools-")]
     assert pools and not any(os.path.exists(f"/dev/shm/{n}") for n in pools)  # the grading's folder went with it
+

@@ -200,6 +200,7 @@ class Session:
     @classmethod
     def spawn(cls, *, timeout: float = DEFAULT_TIMEOUT_S, scratch: Path) -> Session:
         use_shared_memory_files()
+        sandbox.refuse_tracing(torch.cuda.is_available())  # before any submission code runs beside the judge
         ours, theirs = socket.socketpair()
         log = scratch / "worker.log"
         pools = Path(tempfile.mkdtemp(prefix="autograder-pools-", dir=shm_dir()))

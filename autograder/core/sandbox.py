@@ -111,6 +111,29 @@ def describe(gpu: bool = False) -> str:
     return f"UNSANDBOXED: student code ran with this user's rights ({why}; {_memory_words(gpu)})"
 
 
+NO_TRACE_ENV = "COURSE_JUDGE_NO_TRACE"
+
+
+def refuse_tracing(gpu: bool) -> bool:
+    """Make this process (the judge) non-dumpable, so that no process without CAP_SYS_PTRACE can attach to it or
+    read its /proc/PID/{environ,mem,root,cwd,fd}: not even a worker of the same user that shares its PID
+    namespace. Returns whether this process is non-dumpable now.
+
+    On a GPU it waits for ``COURSE_JUDGE_NO_TRACE=1``: the worker opens the judge's memory through CUDA IPC, which
+    has not been run against a non-dumpable judge yet (THREAT_MODEL.md)."""
+    if gpu and os.environ.get(NO_TRACE_ENV) != "1":
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_dumpable, pr_get_dumpable = 4, 3
+        libc.prctl(pr_set_dumpable, 0, 0, 0, 0)
+        return libc.prctl(pr_get_dumpable, 0, 0, 0, 0) == 0
+    except (OSError, AttributeError):  # not Linux
+        return False
+
+
 def _python_roots() -> list[str]:
     """The interpreter, its standard library and the environment's packages (a venv and its base)."""
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
@@ -156,7 +179,7 @@ def wrap(argv: list[str], *, writable: list[Path] = (), readable: list[Path] = (
     args += ["--proc", "/proc"]
     home = os.environ.get("HOME")
     if home and home not in ("/", "/tmp"):
-        args += ["--tmpfs", home]  # a private, empty home: no dotfiles, keys or tokens of the grader's user
+        args += [*sized, "--tmpfs", home]  # a private, empty home: no dotfiles, keys or tokens of the grader's user
     for root in _python_roots():
         args += ["--ro-bind", root, root]
     args += ["--ro-bind", str(PACKAGE), str(PACKAGE)]
