@@ -64,7 +64,7 @@ QUIET_WARNINGS = (r"TensorFloat32 tensor cores for float32 matrix multiplication
 # The variables a worker inherits; everything else (the instructor's secret first) stays behind.
 WORKER_ENV = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "CUDA_VISIBLE_DEVICES", "CUDA_HOME",
               "LD_LIBRARY_PATH", "CC", "CXX", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
-              "COURSE_WORKER_CACHE", "TORCHINDUCTOR_COMPILE_THREADS")
+              "COURSE_WORKER_CACHE", "TORCHINDUCTOR_COMPILE_THREADS", "COURSE_COMPILE_BUDGET_S")
 
 
 @dataclass
