@@ -66,6 +66,15 @@ def pytest_collection_modifyitems(config, items):
     """Under `make test` (pytest-xdist, --dist loadgroup) the tests of one xdist_group must reach one process:
     a class graded in two processes at once costs minutes and can fail. pytest 9 silently drops xdist 3.8's
     grouping, so say so instead of grading twice."""
+    # Longest first (pytest-xdist hands out work in this order): the class and scale groups take minutes in one
+    # process each; started last, they would leave the other process idle until they end.
+    def rank(item) -> int:
+        group = item.get_closest_marker("xdist_group")
+        if group:
+            return {"classroom": 0, "scale": 1}.get(group.args[0] if group.args else "", 2)
+        return 3 if item.get_closest_marker("slow") else 4
+
+    items.sort(key=rank)
     if not getattr(config.option, "loadgroup", False):
         return
     lost = [i.nodeid for i in items if i.get_closest_marker("xdist_group") and "@" not in i.nodeid]

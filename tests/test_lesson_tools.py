@@ -102,3 +102,19 @@ def test_max_autotunes_tables_become_one_line_per_op_and_other_stderr_still_show
                      "1 Triton config(s) did not fit this GPU and were skipped"]
     err = capsys.readouterr().err
     assert "UserWarning: something else" in err and "AUTOTUNE" not in err and "Runtime error" not in err
+
+
+def test_precision_study_measures_bf16_error_and_puts_the_matmul_precision_back():
+    from autograder.course import precision
+    from autograder.course.models import make_mlp
+
+    before = torch.get_float32_matmul_precision()
+    rows = precision.measure_precisions(make_mlp(32, 1), torch.randn(8, 32), blocks=2)
+    assert [(r.precision, r.compiled) for r in rows] == [(p, c) for p in precision.PRECISIONS for c in (False, True)]
+    err = {(r.precision, r.compiled): r.rel_error for r in rows}
+    assert err[("fp32", False)] < 1e-5 and err[("fp32", True)] < 1e-5
+    assert err[("bf16 autocast", False)] > 1e-4 and err[("bf16 autocast", True)] > 1e-4  # 8 mantissa bits
+    assert torch.get_float32_matmul_precision() == before
+    with pytest.raises(ValueError, match="unknown precision"):
+        with precision.precision("fp8", "cpu"):
+            pass

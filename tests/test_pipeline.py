@@ -148,3 +148,45 @@ def test_a_graph_break_is_located_inside_or_outside_a_module_forward(inside):
         torch.compile(module if inside else outside)(torch.randn(8))
     assert len(events.graph_breaks) == 1
     assert events.graph_breaks[0].inside_forward is inside
+
+
+def test_bisection_names_the_first_stage_that_raises_or_differs():
+    from autograder.course import troubleshoot
+
+    def noisy(x):  # Inductor draws its own random numbers: only the last stage differs
+        return torch.nn.functional.dropout(x, 0.5, training=True)
+
+    rows = troubleshoot.bisect(noisy, torch.randn(256), seed=0)
+    assert [r.ok for r in rows] == [True, True, False] and troubleshoot.first_bad_stage(rows) == "Inductor"
+
+    def branchy(x):  # a data-dependent branch breaks the graph; every stage still agrees with eager
+        return x * 2 if x.sum() > 0 else x
+
+    rows = troubleshoot.bisect(branchy, torch.ones(4), seed=0)
+    assert all(r.ok for r in rows) and troubleshoot.first_bad_stage(rows) is None
+
+    def crashes(x):  # broken without compile too: nothing to bisect, and it says so
+        return x @ torch.ones(3, 3)
+
+    with pytest.raises(ValueError, match="raises without torch.compile too"):
+        troubleshoot.bisect(crashes, torch.ones(4))
+
+
+def test_compile_phases_are_read_after_a_compile_and_nest_inside_the_whole():
+    from autograder.course import troubleshoot
+
+    torch._dynamo.reset()
+    troubleshoot.reset_compile_phases()
+    torch.compile(lambda x: torch.relu(x) * 2)(torch.randn(8))
+    phases = {name: seconds for name, _, seconds, _ in troubleshoot.compile_phases()}
+    whole = phases["_compile.compile_inner"]
+    assert whole > 0 and all(s <= whole * 1.01 for s in phases.values()), phases
+
+
+def test_a_float_learning_rate_under_a_scheduler_recompiles_and_a_tensor_one_does_not():
+    from autograder.course import training
+
+    floats, tensors = (training.scheduled_compiled_steps(lr_as_tensor=t, steps=4) for t in (False, True))
+    assert floats.graphs >= 2 and any("lr" in r for r in floats.recompile_reasons), floats
+    assert tensors.graphs == 1 and not tensors.recompile_reasons
+    assert floats.lrs == pytest.approx(tensors.lrs, rel=1e-6)  # the same schedule either way

@@ -30,7 +30,8 @@ from autograder.tools import classroom, slurm
 
 # The slow tests here and in test_ray.py run in one test process (pytest-xdist group "scale"), one after
 # another, so that no two of their gradings share the 2 cores.
-STUDENTS = ("alice", "bob")  # the reference and the untouched stub
+STUDENTS = ("dave", "bob")  # a half-done notebook (its benchmark: 5 points) and the untouched stub; the full
+# reference is graded by test_classroom, both fanned out and one at a time
 
 
 def rows(path: Path) -> list[dict]:
@@ -85,16 +86,16 @@ def test_make_passes_the_slurm_variables():
 @pytest.mark.xdist_group("scale")
 @pytest.mark.usefixtures("scale_env")
 def test_the_array_body_run_task_by_task_gives_every_student_their_grades(tmp_path):
-    course = new_class(tmp_path, (*STUDENTS, "dave"))
-    paths = slurm.write_scripts(course, course / "slurm", course / "results", [*STUDENTS, "dave"], cpus=2)
-    for task in range(len(STUDENTS)):  # dave's task never runs (cancelled, never scheduled)
+    course = new_class(tmp_path, (*STUDENTS, "carol"))
+    paths = slurm.write_scripts(course, course / "slurm", course / "results", [*STUDENTS, "carol"], cpus=2)
+    for task in range(len(STUDENTS)):  # carol's task never runs (cancelled, never scheduled)
         done = subprocess.run(["bash", str(paths["array.sh"])], env={**os.environ, "SLURM_ARRAY_TASK_ID": str(task)},
                               capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"graded {STUDENTS[task]}/{EX}" in done.stdout
     done = subprocess.run(["bash", str(paths["record.sh"])], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 1, done.stdout + done.stderr  # one failure: dave
-    assert [(r["student"], r["assignment"]) for r in rows(course / "autograded" / "failed.csv")] == [("dave", "*")]
+    assert done.returncode == 1, done.stdout + done.stderr  # one failure: carol
+    assert [(r["student"], r["assignment"]) for r in rows(course / "autograded" / "failed.csv")] == [("carol", "*")]
     classroom.grades(course)
     assert_class_grades(course, STUDENTS)
 

@@ -79,6 +79,18 @@ QUIZZES: dict[str, list[Question]] = {
                  1, "The blocks share code, so the compiled graph is reused (after at most a recompile), and compile "
                     "time stops growing with depth; the steady state is close to whole-model compile (the lesson "
                     "measures both)."),
+        Question("A compiled optimizer step runs under an LR scheduler with lr=0.01 (a Python float). What does "
+                 "the scheduler's first change of the learning rate do?",
+                 ("Nothing: the graph reads the new value", "It fails a guard on the old value and recompiles",
+                  "It raises an error", "The step silently keeps using 0.01"),
+                 1, "A Python float read inside a compiled function is guarded on its value; the lesson's recompile "
+                    "log prints that guard. lr=torch.tensor(0.01) makes it data: one graph for every value."),
+        Question("The compiled model's results differ from eager. With backend='eager' and backend='aot_eager' they "
+                 "match; with 'inductor' they do not. Where do you look next?",
+                 ("Dynamo's graph capture", "AOTAutograd's backward", "Inductor: its config flags, then the "
+                  "minifier (TORCHDYNAMO_REPRO_AFTER='aot')", "The GPU driver"),
+                 2, "Each backend adds one stage: the first one that differs names the stage. The lesson's example "
+                    "is random numbers (Inductor generates its own; fallback_random=True makes them eager's)."),
     ],
     "03": [
         Question("Your model's GPU kernels add up to 150 us per call, but a call takes 700 us of wall time. "
@@ -112,6 +124,13 @@ QUIZZES: dict[str, list[Question]] = {
                   "max-autotune needs bfloat16", "T4s have no tensor cores"),
                  1, "Inductor's is_big_gpu() checks the SM count; below 68 it logs 'Not enough SMs to use "
                     "max_autotune_gemm mode' and keeps the library GEMMs."),
+        Question("A submission wraps its model in torch.autocast('cuda', dtype=torch.bfloat16) and is graded "
+                 "against the fp32 model with rtol=1e-4. What happens?",
+                 ("It passes: autocast keeps fp32 accuracy", "It fails the correctness check: bf16 rounding leaves "
+                  "errors around 1e-3 to 1e-2", "It is faster and therefore passes", "autocast is ignored under "
+                  "torch.compile"),
+                 1, "bf16 keeps 8 mantissa bits; the lesson's cell prints the error of each precision against a "
+                    "float64 run. The grader pins fp32 so a speedup is compile's, not rounding's."),
     ],
     "04": [
         Question("Which of these does NOT break the graph under the default torch.compile?",
