@@ -45,7 +45,7 @@ def test_python_bounds_agree():
 
 def test_course_requires_torch_2_6_or_newer_and_the_jupyter_stack():
     reqs = _pip_requirements()
-    assert reqs["torch"] == ">=2.6"
+    assert reqs["torch"] == ">=2.11"
     assert {"jupyterlab", "nbgrader", "matplotlib", "ipywidgets", "papermill"} <= reqs.keys()
 
 
@@ -77,7 +77,7 @@ def test_environment_is_not_rebuilt_when_it_exists():
 def test_cpu_1_installs_torch_from_the_cpu_index_and_checks_the_build():
     torch_line = next(line for line in run_make("-n", "-B", "env", "CPU=1").stdout.splitlines() if "torch" in line
                       and "pip install" in line)
-    assert torch_line.endswith('pip install --quiet "torch>=2.6" --index-url https://download.pytorch.org/whl/cpu')
+    assert torch_line.endswith('pip install --quiet "torch>=2.11" --index-url https://download.pytorch.org/whl/cpu')
     assert "torch.version.cuda" in run_make("-n", "-B", "env", "CPU=1").stdout
     plain = run_make("-n", "-B", "env").stdout
     assert "download.pytorch.org" not in plain and "torch.version.cuda" not in plain
