@@ -177,3 +177,15 @@ def test_benchmark_durations_are_new_at_every_grading_whatever_the_secret():
         ctx = SimpleNamespace(cuda=cuda, seed=lambda *a: 0)  # the same secret every time
         drawn = {tuple(_durations(ctx)) for _ in range(5)}
         assert len(drawn) == 5
+
+
+def test_the_compile_budget_is_the_instructors_when_set_and_a_bad_value_says_what_to_give(monkeypatch):
+    from autograder.exercises.ex03_compile_modes import spec
+
+    monkeypatch.delenv(spec.BUDGET_ENV, raising=False)
+    assert spec.compile_budget_s() == spec.COMPILE_BUDGET_S == 60
+    monkeypatch.setenv(spec.BUDGET_ENV, "90")
+    assert spec.compile_budget_s() == 90
+    monkeypatch.setenv(spec.BUDGET_ENV, "a minute")
+    with pytest.raises(ValueError, match="give the compile budget in seconds"):
+        spec.compile_budget_s()
