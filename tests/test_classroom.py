@@ -95,7 +95,21 @@ CLASS = {"alice": ("reference", FULL),
          # the score comes from the trusted report: forging the cells' outputs changes only the feedback
          "mallory": ("forges_scores", dict.fromkeys(FULL, 0)),
          # sees no secret, no gradebook, no one else's work; the honest work still scores in full
-         "peggy": ("snoops", FULL)}
+         "peggy": ("snoops", FULL),
+         # the untouched stub, after a warm-up whose cell swaps the 01 notebook in the unit's scratch for a link to
+         # the instructor's solution (a red team's 12/12, 2026-11-25): each assignment gets a fresh scratch now
+         "trudy": ("untouched", dict.fromkeys(FULL, 0))}
+# Their warm-up (practice: feedback only) runs this first; it must change nothing of what is graded after it.
+PLANTS = {"trudy": """import os
+_root = os.getcwd()
+while _root != "/" and not os.path.exists(os.path.join(_root, "nbgrader_config.py")):
+    _root = os.path.dirname(_root)
+_nb = os.path.join(_root, "submitted", "trudy", "01_eager_mode", "01_eager_mode.ipynb")
+if os.path.exists(_nb):
+    os.remove(_nb)
+    os.symlink("/proc/self/cwd/solutions/01_eager_mode/01_eager_mode.ipynb", _nb)
+    print("PLANTED a link to the solution")
+"""}
 # Known-wrong approaches and the cheats that work inside the grader (patched comparisons, sys.exit, ...) are
 # graded once each as cases (tests/test_cases.py); the class holds what the nbgrader flow itself must handle.
 SECRET = "instructor-secret-for-the-test"
@@ -144,6 +158,13 @@ def _grade_class(course: Path, students, workers: int) -> Path:
     warmup = course / "submitted" / "alice" / WARMUP  # practice: feedback, no score
     warmup.mkdir()
     shutil.copy(course / "solutions" / WARMUP / f"{WARMUP}.ipynb", warmup)
+    for student, payload in PLANTS.items():
+        if student in students:
+            nb = json.loads((course / "solutions" / WARMUP / f"{WARMUP}.ipynb").read_text())
+            cell = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("solution"))
+            cell["source"] = payload + "".join(cell["source"])
+            (course / "submitted" / student / WARMUP).mkdir()
+            (course / "submitted" / student / WARMUP / f"{WARMUP}.ipynb").write_text(json.dumps(nb))
     summary = classroom.autograde(course, workers=workers)
     (course / "record-summary.json").write_text(json.dumps(summary))
     classroom.feedback(course)
@@ -273,7 +294,7 @@ def test_a_lost_unit_and_a_corrupt_notebook_are_reported_and_no_one_else_changes
 
 def test_the_practice_warm_up_gets_feedback_and_no_score(graded_class):
     summary = json.loads((graded_class / "record-summary.json").read_text())
-    assert summary["unscored"] == [["alice", WARMUP]]
+    assert sorted(summary["unscored"]) == [["alice", WARMUP], ["trudy", WARMUP]]
     executed = graded_class / "results" / "alice" / "autograded" / WARMUP / f"{WARMUP}.ipynb"
     assert "tanh_gelu" in executed.read_text()
     assert {r["assignment"] for r in csv.DictReader((graded_class / "grades.csv").open())} == {EX}
@@ -295,3 +316,9 @@ def test_recording_again_changes_nothing(graded_class, tmp_path):
     record.record(course, course / "results")
     classroom.grades(course, course / "again.csv")
     assert (course / "again.csv").read_text() == (course / "grades.csv").read_text()
+
+
+def test_a_warm_up_that_swaps_a_later_notebook_for_a_link_changes_nothing_graded(graded_class):
+    """trudy's practice notebook did plant its link (its feedback says so); her 01 stub still scored 0 (CLASS)."""
+    planted = (graded_class / "results" / "trudy" / "autograded" / WARMUP / f"{WARMUP}.ipynb").read_text()
+    assert "PLANTED a link to the solution" in planted

@@ -307,3 +307,38 @@ def test_a_process_of_the_judges_user_can_neither_read_nor_trace_the_judge(refus
         assert done.stdout.strip() == "environ refused (PermissionError), memory refused (PermissionError)", done.stdout
     else:  # what the refusal takes away
         assert done.stdout.strip() == "environ read, memory opened", done.stdout
+
+
+def test_a_file_a_student_could_shape_is_read_only_if_it_is_a_regular_file_reached_without_links(tmp_path):
+    """The unit copies submitted and executed notebooks out of folders a student's code could write: a link (to
+    the secret, another student's work, /dev/zero), a linked folder on the way, or a huge file is refused."""
+    from autograder.tools.grade_student import read_regular
+
+    root = tmp_path / "scratch"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "nb.ipynb").write_text("{}")
+    assert read_regular(root / "a" / "nb.ipynb", root) == b"{}"
+    secret = tmp_path / "secret"
+    secret.write_text("s3cret")
+    (root / "a" / "link.ipynb").symlink_to(secret)
+    (root / "linked").symlink_to(tmp_path)  # a folder on the way
+    (root / "zero.ipynb").symlink_to("/dev/zero")
+    for path in (root / "a" / "link.ipynb", root / "linked" / "secret", root / "zero.ipynb"):
+        with pytest.raises(OSError):
+            read_regular(path, root)
+    (root / "big.ipynb").write_bytes(b"x" * 2048)
+    with pytest.raises(OSError, match="over"):
+        read_regular(root / "big.ipynb", root, limit=1024)
+
+
+def test_the_judge_reads_the_workers_log_only_as_a_regular_file(tmp_path):
+    """The log sits in the worker's writable scratch: a worker that swaps it for a link to the judge's environment
+    (and then dies, so that the judge quotes the log's tail in the report) gets nothing quoted."""
+    from autograder.core.grading import _log_tail
+
+    log = tmp_path / "worker.log"
+    log.write_text("".join(f"line {i}\n" for i in range(10)))
+    assert _log_tail(log) == [f"line {i}" for i in range(5, 10)]
+    log.unlink()
+    log.symlink_to("/proc/self/environ")
+    assert _log_tail(log) == []

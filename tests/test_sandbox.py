@@ -162,3 +162,20 @@ def fast_gelu_bias(x, bias):
     pools = [n for n in seen.strip("[]'").split("', '") if n.startswith("autograder-pools-")]
     assert pools and not any(os.path.exists(f"/dev/shm/{n}") for n in pools)  # the grading's folder went with it
 
+
+
+def test_a_read_only_folder_inside_the_writable_scratch_stays_read_only(tmp_path):
+    """The feedback run's shown reports are bound read-only: inside its writable scratch or not, they cannot be
+    replaced (a red team's link there once redirected a copy made outside the sandbox)."""
+    shown = tmp_path / "shown"
+    shown.mkdir()
+    (shown / "report.json").write_text("{}")
+    out = _inside(f"""
+import os
+try:
+    open({str(shown / 'report.json')!r}, 'w').write('forged'); print('written')
+except OSError as err:
+    print('refused', type(err).__name__)
+""", tmp_path, readable=[shown])
+    assert out.startswith("refused"), out
+    assert (shown / "report.json").read_text() == "{}"

@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -152,6 +153,22 @@ def sandboxed_worker(argv: list[str], env: dict, scratch: Path, pools: Path) -> 
                         new_session=False), env
 
 
+def _log_tail(log: Path, lines: int = 5, limit: int = 64 << 10) -> list[str]:
+    """The last lines of the worker's log, which sits in the worker's writable scratch: read as a regular file only
+    (never through a link the worker left in its place: to the secret, the judge's environment or /dev/zero)."""
+    try:
+        fd = os.open(log, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return []
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return ["(the worker's log was replaced by something that is not a file: not read)"]
+        f.seek(max(0, info.st_size - limit))
+        text = f.read(limit).decode(errors="replace")
+    return text.strip().splitlines()[-lines:]
+
+
 def _descendants(root: int) -> set[int]:
     """Every process under ``root`` (children of children...), read from /proc (empty where there is none)."""
     children: dict[int, list[int]] = {}
@@ -258,9 +275,8 @@ class Session:
         cause = (f"killed by signal {-code} (out of memory?)" if code is not None and code < 0 else
                  f"exit code {code}" if code is not None else str(err))
         tail = ""
-        if self.log and self.log.exists():
-            lines = self.log.read_text(errors="replace").strip().splitlines()[-5:]
-            tail = "\n" + "\n".join(lines) if lines else ""
+        lines = _log_tail(self.log) if self.log else []
+        tail = "\n" + "\n".join(lines) if lines else ""
         return (f"the grading process ended before reporting ({cause}): did your code call os._exit, crash Python, "
                 f"or exhaust memory?{tail}")
 

@@ -183,10 +183,10 @@ def wrap(argv: list[str], *, writable: list[Path] = (), readable: list[Path] = (
     for root in _python_roots():
         args += ["--ro-bind", root, root]
     args += ["--ro-bind", str(PACKAGE), str(PACKAGE)]
-    for path in readable:
-        args += ["--ro-bind", str(path), str(path)]
     for path in writable:
         args += ["--bind", str(path), str(path)]
+    for path in readable:  # after the writable ones: a read-only folder inside a writable one stays read-only
+        args += ["--ro-bind", str(path), str(path)]
     if cwd is not None:
         args += ["--chdir", str(cwd)]
     return args + ["--", *argv]

@@ -2,7 +2,8 @@
 
     python -m autograder.tools.grade_student --course C --student S --results R
 
-For each assignment the student submitted, in a private scratch copy (never the course folder):
+Every submitted notebook is first copied (a regular file, never through a link) into a folder no sandbox sees;
+then for each assignment, in a scratch folder of its own (never the course folder):
 
 1. **trusted grading**: ``python -m autograder grade A notebook --hidden --json`` with the grading secret, outside
    any notebook kernel; its worker (the student's code) runs in the sandbox. Its report is the score.
@@ -22,6 +23,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -88,8 +90,34 @@ def slot() -> dict:
             "sandbox": sandbox.describe(gpu=gpu is not None)}
 
 
+MAX_NOTEBOOK_BYTES = 64 << 20  # a submitted or executed notebook; more is refused, not read
+
+
+def read_regular(path: Path, root: Path, limit: int = MAX_NOTEBOOK_BYTES) -> bytes:
+    """The bytes of ``path``, a regular file under ``root``, without following a link anywhere on the way. Folders a
+    student's code could write (a sandbox's scratch) or shape (an upload) may hold a link to the grading secret,
+    another student's work, the gradebook or /dev/zero: each is refused with OSError, and nothing is read."""
+    real_root, real = os.path.realpath(root), os.path.realpath(path)
+    if os.path.commonpath([real_root, real]) != real_root or real != os.path.abspath(path):
+        raise OSError(f"{path.name}: reached through a link, or not under {root}")
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path.name}: not a regular file")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(f"{path.name}: over {limit >> 20} MB")
+    return data
+
+
 def grade_student(course: Path, student: str, results: Path) -> dict:
-    """Grade every assignment ``student`` submitted under ``course``; return (and write) the unit's summary."""
+    """Grade every assignment ``student`` submitted under ``course``; return (and write) the unit's summary.
+
+    Every submitted notebook is copied into a trusted folder before any of the student's code runs; the judge
+    grades those copies. Each feedback run gets a scratch folder of its own (nothing one assignment's run leaves
+    there reaches the next), the shown reports sit outside it, and only the one executed notebook comes back,
+    read as a regular file."""
     submitted = course / "submitted" / student
     if not submitted.is_dir():
         raise FileNotFoundError(f"no submissions for {student!r} under {course / 'submitted'}")
@@ -100,27 +128,47 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
     (partial / "logs").mkdir()
     summary = {"student": student, "assignments": {}, "slot": slot()}
     with tempfile.TemporaryDirectory(prefix=f"grade-{student}-") as tmp:
-        scratch = Path(tmp)
-        shutil.copy(course / "nbgrader_config.py", scratch)
-        shutil.copy(course / "gradebook.db", scratch)  # private: the feedback run writes only this copy
-        shutil.copytree(submitted, scratch / "submitted" / student)
-        shown = scratch / "shown-reports"  # what the kernel may read: copies, mounted read-only
-        shown.mkdir()
-        for assignment in sorted(p.name for p in submitted.iterdir() if p.is_dir()):
+        trusted = Path(tmp) / "trusted"  # no sandbox ever binds it
+        trusted.mkdir()
+        assignments = sorted(p.name for p in submitted.iterdir() if p.is_dir() and not p.is_symlink())
+        for assignment in assignments:
+            source = submitted / assignment / f"{assignment}.ipynb"
+            if os.path.lexists(source):
+                try:
+                    data = read_regular(source, submitted)
+                except OSError as err:  # graded as a notebook that cannot be read, with the reason
+                    data = json.dumps({"unreadable": str(err)}).encode()
+                (trusted / f"{assignment}.ipynb").write_bytes(data)
+        for assignment in assignments:
             start = time.perf_counter()
+            notebook = trusted / f"{assignment}.ipynb"
+            scratch = Path(tmp) / f"scratch-{assignment}"  # the feedback run's only writable folder
+            shown = Path(tmp) / f"shown-{assignment}"  # what the kernel may read: bound read-only
+            (scratch / "submitted" / student / assignment).mkdir(parents=True)
+            shown.mkdir()
+            shutil.copy(course / "nbgrader_config.py", scratch)
+            shutil.copy(course / "gradebook.db", scratch)  # private: the feedback run writes only this copy
+            if notebook.exists():
+                shutil.copy(notebook, scratch / "submitted" / student / assignment / notebook.name)
             # Practice (the warm-up) has no trusted grading, so nothing of it is scored: the student still gets
             # the feedback of its own checks, and the record step says it recorded no score.
             scored = assignment in EXERCISES
             if scored:
-                notebook = scratch / "submitted" / student / assignment / f"{assignment}.ipynb"
                 report = trusted_grading(assignment, notebook, partial / "reports" / f"{assignment}.json",
                                          partial / "logs" / f"{assignment}-grading.log")
                 shutil.copy(partial / "reports" / f"{assignment}.json", shown / f"{assignment}.json")
             code = feedback_run(scratch, student, assignment, shown, partial / "logs" / f"{assignment}-feedback.log")
-            executed = scratch / "autograded" / student / assignment
-            if executed.is_dir():
-                shutil.copytree(executed, partial / "autograded" / assignment)
-            row = {"seconds": round(time.perf_counter() - start, 1), "feedback_exit": code}
+            executed = scratch / "autograded" / student / assignment / f"{assignment}.ipynb"
+            row = {"seconds": 0.0, "feedback_exit": code}
+            if os.path.lexists(executed):
+                try:
+                    data = read_regular(executed, scratch)
+                    (partial / "autograded" / assignment).mkdir(parents=True)
+                    (partial / "autograded" / assignment / executed.name).write_bytes(data)
+                except OSError as err:  # the record step reports the missing notebook; the log says why
+                    row["feedback_refused"] = str(err)
+            shutil.rmtree(scratch, ignore_errors=True)
+            row["seconds"] = round(time.perf_counter() - start, 1)
             row.update({"grading_s": round(report.seconds, 1), "points": report.points,
                         "max_points": report.max_points} if scored else {"scored": False})
             summary["assignments"][assignment] = row
