@@ -116,8 +116,9 @@ def test_a_child_that_left_the_workers_process_group_is_paused_too(tmp_path):
     """A red team's cheat: a forked child calls setsid() (out of the group the judge stops) and loads the machine
     only while the worker is stopped, i.e. while the baseline is timed. The pause stops the whole tree."""
     beat = tmp_path / "beat"
-    source = ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True:\n"
-              f"        open({str(beat)!r}, 'w').write(str(time.time()))\n        time.sleep(0.005)\n")
+    source = ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True:\n"  # each beat replaces the
+              f"        open({str(beat)!r} + '.new', 'w').write(str(time.time()))\n"  # file whole: never read half
+              f"        os.replace({str(beat)!r} + '.new', {str(beat)!r})\n        time.sleep(0.005)\n")
     with tempfile.TemporaryDirectory() as scratch:
         session = Session.spawn(timeout=60, scratch=Path(scratch))
         try:
