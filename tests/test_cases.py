@@ -16,6 +16,7 @@ import pytest
 from autograder.core.grading import PACKAGE, Policy, grade_file
 from autograder.core.protocol import Report
 from autograder.exercises import EXERCISES
+from autograder.exercises.ex03_compile_modes import spec as ex03
 from autograder.tools import cases
 from autograder.tools.paths import solution
 
@@ -71,8 +72,8 @@ def test_every_header_names_real_checks_and_a_known_kind():
 
 @pytest.mark.parametrize("case", [c for c in CPU_CASES if c.outcome == "rejected"], ids=_id)
 def test_a_wrong_or_cheating_submission_is_rejected_for_its_reason(case, monkeypatch):
-    if "COURSE_COMPILE_BUDGET_S" in case.path.read_text():  # a sleep of the budget + 5 s stands for a long compile:
-        monkeypatch.setenv("COURSE_COMPILE_BUDGET_S", "15")  # graded under a 15 s budget, not a minute's sleep
+    if ex03.BUDGET_ENV in case.path.read_text():  # a sleep of the budget + 5 s stands for a long compile:
+        monkeypatch.setenv(ex03.BUDGET_ENV, "15")  # graded under a 15 s budget, not a minute's sleep
     timeout = 20 if case.name == "infinite_loop" else POLICY.timeout
     report = _grade(case, Policy(POLICY.allow_skip, timeout, POLICY.cpu_gate))
     ok, why = cases.verdict(case, report)

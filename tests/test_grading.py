@@ -327,6 +327,9 @@ def test_a_file_a_student_could_shape_is_read_only_if_it_is_a_regular_file_reach
     for path in (root / "a" / "link.ipynb", root / "linked" / "secret", root / "zero.ipynb"):
         with pytest.raises(OSError):
             read_regular(path, root)
+    os.mkfifo(root / "pipe.ipynb")  # opened without blocking, then refused: not a regular file
+    with pytest.raises(OSError, match="not a regular file"):
+        read_regular(root / "pipe.ipynb", root)
     (root / "big.ipynb").write_bytes(b"x" * 2048)
     with pytest.raises(OSError, match="over"):
         read_regular(root / "big.ipynb", root, limit=1024)
@@ -343,3 +346,6 @@ def test_the_judge_reads_the_workers_log_only_as_a_regular_file(tmp_path):
     log.unlink()
     log.symlink_to("/proc/self/environ")
     assert _log_tail(log) == []
+    log.unlink()
+    os.mkfifo(log)
+    assert _log_tail(log) == ["(the worker's log was replaced by something that is not a file: not read)"]

@@ -13,7 +13,6 @@ import os
 import shutil
 import signal
 import socket
-import stat
 import subprocess
 import sys
 import tempfile
@@ -157,14 +156,13 @@ def _log_tail(log: Path, lines: int = 5, limit: int = 64 << 10) -> list[str]:
     """The last lines of the worker's log, which sits in the worker's writable scratch: read as a regular file only
     (never through a link the worker left in its place: to the secret, the judge's environment or /dev/zero)."""
     try:
-        fd = os.open(log, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        f = sandbox.open_regular(log)
+    except sandbox.NotARegularFile:
+        return ["(the worker's log was replaced by something that is not a file: not read)"]
     except OSError:
         return []
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            return ["(the worker's log was replaced by something that is not a file: not read)"]
-        f.seek(max(0, info.st_size - limit))
+    with f:
+        f.seek(max(0, os.fstat(f.fileno()).st_size - limit))
         text = f.read(limit).decode(errors="replace")
     return text.strip().splitlines()[-lines:]
 

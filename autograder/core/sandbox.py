@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -109,6 +110,21 @@ def describe(gpu: bool = False) -> str:
                 f"{_memory_words(gpu)})")
     why = "turned off (COURSE_SANDBOX=none)" if os.environ.get(MODE_ENV, "").lower() == "none" else _working_bwrap()[1]
     return f"UNSANDBOXED: student code ran with this user's rights ({why}; {_memory_words(gpu)})"
+
+
+class NotARegularFile(OSError):
+    """A path a sandboxed process could write now names a device, a pipe or a folder instead of a file."""
+
+
+def open_regular(path: Path):
+    """``path`` opened for reading only if it is a regular file, never through a link in its place: a folder a
+    sandboxed process could write may hold a link to the grading secret, another student's work, the gradebook
+    or /dev/zero. Raises OSError (a link: ELOOP; NotARegularFile for anything else that is not a file)."""
+    f = os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb")
+    if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        f.close()
+        raise NotARegularFile(f"{Path(path).name}: not a regular file")
+    return f
 
 
 NO_TRACE_ENV = "COURSE_JUDGE_NO_TRACE"

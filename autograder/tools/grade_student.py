@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import socket
-import stat
 import subprocess
 import sys
 import tempfile
@@ -100,11 +99,7 @@ def read_regular(path: Path, root: Path, limit: int = MAX_NOTEBOOK_BYTES) -> byt
     real_root, real = os.path.realpath(root), os.path.realpath(path)
     if os.path.commonpath([real_root, real]) != real_root or real != os.path.abspath(path):
         raise OSError(f"{path.name}: reached through a link, or not under {root}")
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(f"{path.name}: not a regular file")
+    with sandbox.open_regular(path) as f:
         data = f.read(limit + 1)
     if len(data) > limit:
         raise OSError(f"{path.name}: over {limit >> 20} MB")
@@ -159,16 +154,18 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
                 shutil.copy(partial / "reports" / f"{assignment}.json", shown / f"{assignment}.json")
             code = feedback_run(scratch, student, assignment, shown, partial / "logs" / f"{assignment}-feedback.log")
             executed = scratch / "autograded" / student / assignment / f"{assignment}.ipynb"
-            row = {"seconds": 0.0, "feedback_exit": code}
+            refused = None
             if os.path.lexists(executed):
                 try:
                     data = read_regular(executed, scratch)
                     (partial / "autograded" / assignment).mkdir(parents=True)
                     (partial / "autograded" / assignment / executed.name).write_bytes(data)
                 except OSError as err:  # the record step reports the missing notebook; the log says why
-                    row["feedback_refused"] = str(err)
+                    refused = str(err)
             shutil.rmtree(scratch, ignore_errors=True)
-            row["seconds"] = round(time.perf_counter() - start, 1)
+            row = {"seconds": round(time.perf_counter() - start, 1), "feedback_exit": code}
+            if refused:
+                row["feedback_refused"] = refused
             row.update({"grading_s": round(report.seconds, 1), "points": report.points,
                         "max_points": report.max_points} if scored else {"scored": False})
             summary["assignments"][assignment] = row
