@@ -10,10 +10,14 @@ BIN = Path(sys.executable).parent
 # The grading logic is tested without the sandbox (on a CPU a sandboxed worker rebuilds Inductor's precompiled
 # header, ~6 s per grading); test_sandbox.py and test_classroom.py turn it on and test it.
 os.environ.setdefault("COURSE_SANDBOX", "none")
-# pytest-xdist runs one test process per core: each (and every grading worker, kernel or CLI it starts) computes
+# pytest-xdist runs several test processes: each (and every grading worker, kernel or CLI it starts) computes
 # on its share of the cores, or OpenMP's waits on busy cores make compiled CPU code 100x slower than eager.
-_share = max(1, (os.cpu_count() or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
-os.environ.setdefault("OMP_NUM_THREADS", str(_share))
+# Only in an xdist process: the controller loads this file too, before it starts them, and a value it set
+# would be inherited by every one of them (it was: 2 threads each for 3 processes on 2 cores, and an honest
+# compiled server took 40-80 ms per request against eager's 2.5 ms on CI). A value the caller set is kept.
+if "PYTEST_XDIST_WORKER" in os.environ:
+    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1)
+                                                      // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))))
 
 
 @pytest.fixture(autouse=True, scope="session")

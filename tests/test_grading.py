@@ -225,6 +225,17 @@ def test_the_submission_computes_with_the_threads_the_baseline_has():
     assert seen["worker"] == 1
 
 
+@pytest.mark.skipif("PYTEST_XDIST_WORKER" not in os.environ, reason="one test process has every core")
+def test_each_test_process_computes_on_its_share_of_the_cores():
+    """Under pytest-xdist the test processes (and the gradings they start, which take the judge's thread count)
+    together ask for no more threads than there are cores: OpenMP waiting on a busy core made an honest compiled
+    server 16-30x slower than eager on CI (conftest.py)."""
+    processes, cores = int(os.environ["PYTEST_XDIST_WORKER_COUNT"]), os.cpu_count() or 1
+    assert torch.get_num_threads() * processes <= max(cores, processes), (
+        f"{processes} test processes with {torch.get_num_threads()} threads each on {cores} cores "
+        f"(OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')})")
+
+
 def test_a_submission_that_allocates_past_the_memory_limit_fails_in_its_own_process(monkeypatch):
     """The worker starts under RLIMIT_DATA: 3 GiB asked of a 1 GiB limit is a MemoryError in the worker, reported
     as that check's failure; the grading (and the machine) goes on."""
