@@ -23,5 +23,11 @@ c.Execute.interrupt_on_timeout = True
 # restored from the gradebook by nbgrader itself (locked cells).
 c.OverwriteCells.add_missing_cells = True
 
+# Every notebook nbgrader renders to HTML (feedback, formgrader's views) is sanitised by nbconvert: a student's
+# cells produced its outputs and may have written its markdown, and neither may run a script in the browser of
+# whoever opens it (formgrader runs at the instructor's origin) or show markup of their own making.
+c.HTMLExporter.sanitize_html = True
+c.HTMLExporter.filters = {"clean_html": "autograder.tools.safe_html.clean_html"}  # keeps a document's markup
+
 # Student versions keep the task text and starter code, never the solution.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

@@ -1,9 +1,10 @@
 """The nbgrader classroom path end to end, with nbgrader's real CLI and SQLite gradebook (no mocks).
 
-A class of fake students submits exercise 01 (the reference, an untouched and a half-done notebook, an
-unreadable file, sys.exit, a renamed entry point, a hang, deleted and edited test cells, and cheats aimed at
-the score itself: a patched comparison, redefined grade_cell/hidden_check, a patched autograder attribute, a
-cell that prints the environment and one that looks for the gradebook and the other students' work).
+A class of fake students submits exercise 01 (the reference with its solution cell split in two, an untouched
+and a half-done notebook, an unreadable file, a renamed entry point, a hang, deleted and edited test cells, and
+cheats aimed at the score itself: redefined grade_cell/hidden_check, a patched autograder attribute, a cell that
+prints the environment, looks for the gradebook and the other students' work and shows scripts to whoever opens
+its feedback, and a practice warm-up that plants a link for a later assignment).
 `autograde` grades them one unit per student and records them with one writer; part of the class graded two
 at a time (fan-out) gives the same grades.csv. Every student's score per check, the CSV export,
 the feedback files and the record step's handling of faults are checked. The speed check runs under the
@@ -13,6 +14,7 @@ is bubblewrap where it runs (.ci/run installs it), and the escape tests skip, sa
 
 import csv
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -31,6 +33,9 @@ FULL = {"benchmark_known_durations": 3, "benchmark_excludes_compile": 2, "fast_g
         "fast_gelu_bias_speed": 4}
 
 
+ACTIVE = "window.peggyRan"  # what peggy's active content would call, had it run
+
+
 def _edit_entry(nb: dict, edit) -> str:
     """The notebook as JSON, with ``edit`` applied to the source of the fast_gelu_bias solution cell."""
     for c in nb["cells"]:
@@ -44,6 +49,17 @@ def _notebook(kind: str, course: Path) -> str:
     stub = json.loads((course / "exercises" / EX / f"{EX}.ipynb").read_text())
     if kind == "reference":
         return json.dumps(solution)
+    if kind == "reference_split":  # the reference, its solution cell split in two by JupyterLab's Split Cell, which
+        # leaves the cell's nbgrader metadata (grade_id included) on both halves
+        for i, c in enumerate(solution["cells"]):
+            if c["metadata"].get("nbgrader", {}).get("grade_id") == "fast_gelu_bias":
+                lines = "".join(c["source"]).splitlines(keepends=True)
+                first, second = json.loads(json.dumps(c)), json.loads(json.dumps(c))
+                first["source"], second["source"] = "".join(lines[:1]), "".join(lines[1:])
+                second["id"] = f"{c.get('id', 'cell')}-split"
+                solution["cells"][i:i + 1] = [first, second]
+                return json.dumps(solution)
+        raise AssertionError("no fast_gelu_bias cell to split")
     if kind == "untouched":
         return json.dumps(stub)
     if kind == "unreadable":
@@ -73,17 +89,25 @@ def _notebook(kind: str, course: Path) -> str:
                                              "def hidden_check(*a, **k):\n    pass\n\n"
                                              "import autograder.selfcheck as _s\n"
                                              "_s._raise_unless_passed = lambda result: None\n" + src)
-    if kind == "snoops":  # the reference, plus a cell that prints every variable and the parent's, and looks for
-        # the gradebook and other students' submissions
+    if kind == "snoops":  # the reference, plus a cell that prints every variable and the parent's, looks for
+        # the gradebook and other students' submissions, and shows active content to whoever opens its feedback
+        # (formgrader runs at the instructor's origin): a script, an event handler, a JavaScript output, and a
+        # markdown cell of its own with a script in it
         near = [str(d / name) for d in [course, *Path.cwd().parents] for name in ("gradebook.db", "submitted")]
+        solution["cells"].insert(1, {"cell_type": "markdown", "metadata": {}, "id": "peggy-md",
+                                     "source": f"Notes <script>{ACTIVE}('markdown')</script>"})
         return _edit_entry(solution, lambda src: "import os\nprint('ENVIRONMENT', dict(os.environ))\n"
                                                  f"print('PEEK', [p for p in {near!r} if os.path.exists(p)]"
                                                  f" + [p for p in {[str(course)]!r} if os.path.isdir(p) and "
-                                                 "os.listdir(p)])\n" + src)
+                                                 "os.listdir(p)])\n"
+                                                 "from IPython.display import HTML, Javascript, display\n"
+                                                 f"display(HTML(\"<b>12/12 points</b><script>{ACTIVE}('html')"
+                                                 f"</script><img src=x onerror=\\\"{ACTIVE}('img')\\\">\"))\n"
+                                                 f"display(Javascript(\"{ACTIVE}('js')\"))\n" + src)
     raise ValueError(kind)
 
 
-CLASS = {"alice": ("reference", FULL),
+CLASS = {"alice": ("reference_split", FULL),  # an honest split cell was not recorded at all (nbgrader's KeyError)
          "bob": ("untouched", dict.fromkeys(FULL, 0)),
          "carol": ("unreadable", dict.fromkeys(FULL, 0)),
          "dave": ("half_done", {**dict.fromkeys(FULL, 0), "benchmark_known_durations": 3,
@@ -269,6 +293,17 @@ def test_the_secret_reaches_no_file_a_student_sees(graded_class):
     assert "ENVIRONMENT" in (graded_class / "feedback" / "peggy" / EX / f"{EX}.html").read_text()
 
 
+def test_feedback_runs_no_script_a_student_wrote(graded_class):
+    """peggy's HTML, JavaScript and markdown reach her feedback only as inert text: no script, no event handler
+    (nbconvert's sanitiser with autograder.tools.safe_html, nbgrader_config.py); the course's result card still
+    shows, and a markdown cell's paragraphs are markup, not escaped text."""
+    feedback = (graded_class / "feedback" / "peggy" / EX / f"{EX}.html").read_text()
+    assert feedback.count(ACTIVE) >= 2  # her markdown and HTML payloads are there, as text
+    assert not re.search(r"<script[^>]*>[^<]*" + re.escape(ACTIVE), feedback)
+    assert not re.search(r"<[^>]+\son\w+\s*=", feedback), re.search(r"<[^>]+\son\w+\s*=", feedback)
+    assert "course-result-card" in feedback and "<p>Notes" in feedback
+
+
 def test_a_student_sees_neither_the_gradebook_nor_other_submissions(graded_class):
     if sandbox.mode() != "bwrap":
         pytest.skip(sandbox.describe())
@@ -322,3 +357,4 @@ def test_a_warm_up_that_swaps_a_later_notebook_for_a_link_changes_nothing_graded
     """trudy's practice notebook did plant its link (its feedback says so); her 01 stub still scored 0 (CLASS)."""
     planted = (graded_class / "results" / "trudy" / "autograded" / WARMUP / f"{WARMUP}.ipynb").read_text()
     assert "PLANTED a link to the solution" in planted
+

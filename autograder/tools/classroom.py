@@ -24,13 +24,12 @@ import json
 import os
 import queue
 import shutil
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from autograder.tools.grade_student import RESULT
+from autograder.tools.grade_student import RESULT, run_unit, unit_timeout
 from autograder.tools.notebooks import unreadable_reason
 from autograder.tools.paths import REPO
 from autograder.tools.record import record
@@ -152,14 +151,16 @@ def fan_out(course: Path, students: list[str], results: Path, workers: int, retr
                 start = time.perf_counter()
                 cmd = [sys.executable, "-m", "autograder.tools.grade_student", "--course", str(course),
                        "--student", student, "--results", str(results)]
-                done = subprocess.run(cmd, env={**os.environ, **slot["env"]}, capture_output=True, text=True,
-                                      preexec_fn=lambda: os.sched_setaffinity(0, slot["cores"]))
-                print(f"[{student}] {done.stdout.strip()} ({time.perf_counter() - start:.1f} s, cores "
+                code, out, err = run_unit(cmd, env={**os.environ, **slot["env"]}, timeout=unit_timeout(course, student),
+                                          preexec_fn=lambda: os.sched_setaffinity(0, slot["cores"]))
+                print(f"[{student}] {out.strip()} ({time.perf_counter() - start:.1f} s, cores "
                       f"{slot['cores'][0]}-{slot['cores'][-1]})", flush=True)
-                if done.returncode == 0 and (results / student / RESULT).exists():
+                if code == 0 and (results / student / RESULT).exists():
                     return True
-                print(f"[{student}] attempt {attempt + 1} ended without a result (exit {done.returncode}): "
-                      f"{done.stderr.strip()[-500:]}", flush=True)
+                print(f"[{student}] attempt {attempt + 1} ended without a result (exit {code}): "
+                      f"{err.strip()[-500:]}", flush=True)
+                if code == "timeout":  # it would only run out of time again
+                    break
         finally:
             free.put(slot)
         return False

@@ -34,6 +34,7 @@ from autograder.core.correctness import SECRET_ENV
 from autograder.core.protocol import Report
 from autograder.exercises import EXERCISES, get_exercise
 from autograder.selfcheck import REPORT_ENV, SKIP_ENV, run_judge, submission_timeout
+from autograder.tools.notebooks import deduplicate_grade_ids
 
 RESULT = "result.json"
 # What the feedback run (a process that runs student code) may see of the caller's environment.
@@ -60,6 +61,30 @@ def trusted_grading(assignment: str, notebook: Path, out: Path, log: Path) -> Re
                            skip_allowed=os.environ.get(SKIP_ENV) == "1")
     out.write_text(report.to_json())
     return report
+
+
+def private_gradebook(source: Path, student: str, dest: Path) -> None:
+    """``dest``: the course gradebook as the feedback run may see it (its kernel can read the file): every
+    assignment, notebook and cell the course released, and of students only ``student`` and their own earlier
+    submissions. Everyone else's rows are deleted and the file rebuilt (VACUUM), so that not even the free pages
+    keep their names or grades."""
+    import sqlite3
+
+    original, copy = sqlite3.connect(f"file:{source}?mode=ro", uri=True), sqlite3.connect(dest)
+    try:
+        original.backup(copy)
+        others = "select id from submitted_assignment where student_id is not ?"
+        notebooks = f"select id from submitted_notebook where assignment_id in ({others})"
+        for table in ("grade", "comment"):
+            copy.execute(f"delete from {table} where notebook_id in ({notebooks})", (student,))
+        copy.execute(f"delete from submitted_notebook where assignment_id in ({others})", (student,))
+        copy.execute("delete from submitted_assignment where student_id is not ?", (student,))
+        copy.execute("delete from student where id is not ?", (student,))
+        copy.commit()
+        copy.execute("vacuum")
+    finally:
+        original.close()
+        copy.close()
 
 
 def feedback_run(scratch: Path, student: str, assignment: str, reports: Path, log: Path) -> int:
@@ -142,9 +167,11 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
             (scratch / "submitted" / student / assignment).mkdir(parents=True)
             shown.mkdir()
             shutil.copy(course / "nbgrader_config.py", scratch)
-            shutil.copy(course / "gradebook.db", scratch)  # private: the feedback run writes only this copy
-            if notebook.exists():
-                shutil.copy(notebook, scratch / "submitted" / student / assignment / notebook.name)
+            # private: the feedback run writes only this copy, which holds no other student
+            private_gradebook(course / "gradebook.db", student, scratch / "gradebook.db")
+            if notebook.exists():  # the judge grades the copy as submitted; nbgrader gets ids it can handle
+                (scratch / "submitted" / student / assignment / notebook.name).write_bytes(
+                    deduplicate_grade_ids(notebook.read_bytes()))
             # Practice (the warm-up) has no trusted grading, so nothing of it is scored: the student still gets
             # the feedback of its own checks, and the record step says it recorded no score.
             scored = assignment in EXERCISES
@@ -174,6 +201,40 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
         shutil.rmtree(final)
     partial.rename(final)
     return summary
+
+
+UNIT_TIMEOUT_ENV = "COURSE_UNIT_TIMEOUT"
+
+
+def unit_timeout(course: Path, student: str) -> float:
+    """Seconds a whole unit may take: what its steps' own limits add up to (per assignment, a trusted grading of
+    the submission limit plus 300 s, a feedback run of that limit plus 600 s), plus two minutes; or
+    ``COURSE_UNIT_TIMEOUT``. It stops what the steps' limits do not cover (a unit stuck between steps)."""
+    if os.environ.get(UNIT_TIMEOUT_ENV):
+        return float(os.environ[UNIT_TIMEOUT_ENV])
+    folder = course / "submitted" / student
+    assignments = sum(1 for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else 1
+    return max(assignments, 1) * (2 * submission_timeout() + 900) + 120
+
+
+def run_unit(cmd: list[str], *, env: dict, timeout: float, preexec_fn=None) -> tuple[int | str, str, str]:
+    """Run a grading unit's command in a session of its own: (exit code, or "timeout"; stdout; stderr). Past
+    ``timeout`` the whole session is killed (the judge, the feedback run and whatever they started), not only the
+    unit's own process."""
+    import signal
+
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=preexec_fn)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return proc.returncode, out, err
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = proc.communicate()
+        return "timeout", out, err + f"\nthe unit was stopped after {timeout:g} s (its time limit; {UNIT_TIMEOUT_ENV})"
 
 
 def main(argv: list[str] | None = None) -> int:

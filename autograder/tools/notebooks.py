@@ -60,6 +60,30 @@ def unreadable_reason(path: Path) -> str:
         return f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}"
 
 
+def deduplicate_grade_ids(data: bytes) -> bytes:
+    """A submitted notebook (bytes) that nbgrader 0.9 can autograde: where several cells carry the same grade_id
+    (JupyterLab's Split Cell and copy-paste copy the cell's metadata), only the last keeps its nbgrader metadata,
+    the cell nbgrader's own DeduplicateIds keeps; the others become plain cells, and a cell whose nbgrader
+    metadata has no grade_id loses it too. nbgrader blanks such metadata to ``{}`` itself and then fails on it
+    (``add_missing_cells`` reads every cell's grade_id: KeyError), so an honest student who split a solution cell
+    was not recorded at all. Unreadable input is returned as it is (the caller reports it)."""
+    import json
+
+    try:
+        nb = json.loads(data)
+        cells = nb["cells"]
+        seen: set = set()
+        for cell in reversed(cells):
+            meta = cell.get("metadata", {})
+            grade_id = meta.get("nbgrader", {}).get("grade_id") if isinstance(meta.get("nbgrader"), dict) else None
+            if "nbgrader" in meta and (grade_id is None or grade_id in seen):
+                del meta["nbgrader"]
+            seen.add(grade_id)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return data
+    return json.dumps(nb, ensure_ascii=False).encode()
+
+
 def strip(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Return ``nb`` without outputs, counts or local metadata (modified in place)."""
     nb.metadata = nbformat.from_dict({"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}})

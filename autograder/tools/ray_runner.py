@@ -24,13 +24,12 @@ store and shows them in its state API).
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from autograder.core.correctness import SECRET_ENV
-from autograder.tools.grade_student import RESULT
+from autograder.tools.grade_student import RESULT, run_unit, unit_timeout
 
 # Ray replaces builtins.print in the driver for its progress bars, and leaves it replaced after ray.shutdown():
 # torch.compile then traces Ray's print in place of Python's (a graph break reported inside ray/).
@@ -44,10 +43,10 @@ def _grade_unit(course: str, student: str, results: str, python: str, env: dict,
         child["TORCHINDUCTOR_COMPILE_THREADS"] = child["OMP_NUM_THREADS"] = str(threads)
     cmd = [python, "-m", "autograder.tools.grade_student", "--course", course, "--student", student,
            "--results", results]
-    done = subprocess.run(cmd, env=child, capture_output=True, text=True)
+    code, out, err = run_unit(cmd, env=child, timeout=unit_timeout(Path(course), student))
     result = Path(results) / student / RESULT
-    print(f"[{student}] {done.stdout.strip()} {done.stderr.strip()[-500:] if done.returncode else ''}", flush=True)
-    return str(result) if done.returncode == 0 and result.exists() else None
+    print(f"[{student}] {out.strip()} {err.strip()[-500:] if code else ''}", flush=True)
+    return str(result) if code == 0 and result.exists() else None
 
 
 def resources(workers: int) -> tuple[float, float]:

@@ -1,0 +1,125 @@
+"""The classroom path's pieces, each on its own (tests/test_classroom.py grades a whole class with them):
+the feedback run's private gradebook, a unit's time limit, notebooks nbgrader can autograde after a split cell,
+and the HTML nbgrader renders from a student's notebook (autograder.tools.safe_html, nbgrader_config.py)."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbconvert import HTMLExporter
+from test_classroom import new_class
+
+from autograder.tools import classroom
+from autograder.tools.grade_student import private_gradebook, run_unit
+from autograder.tools.notebooks import deduplicate_grade_ids
+from autograder.tools.safe_html import clean_html
+
+
+def test_what_runs_is_removed():
+    for hostile in ("<script>steal()</script>", "<img src=x onerror='steal()'>", "<a href='javascript:steal()'>a</a>",
+                    "<a href='JaVaScRiPt:steal()'>a</a>", "<iframe src='https://evil'></iframe>",
+                    "<svg onload='steal()'></svg>", "<form action='https://evil'><input></form>",
+                    "<a href='data:text/html,<script>steal()</script>'>a</a>", "<div style='background:url(x)'>s</div>",
+                    "<object data='evil.swf'></object>", "<style>body{display:none}</style>", "<!-- c --><b>b</b>"):
+        cleaned = clean_html(hostile)
+        for word in ("<script", "onerror", "onload", "javascript:", "<iframe", "<svg", "<form", "<input", "href=",
+                     "url(", "<object", "<style", "<!--"):
+            assert word not in cleaned.lower(), (hostile, cleaned)
+
+
+def test_a_documents_markup_and_the_course_card_stay():
+    card = ("<div class='course-result-card'><h3>01: 12/12 points</h3><table><tr><th>check</th>"
+            "<td style='color:#1a7f37;font-weight:bold'>PASSED</td></tr></table></div>")
+    cleaned = clean_html(card)
+    assert "<h3>" in cleaned and "<th>" in cleaned and 'class="course-result-card"' in cleaned
+    assert "color:#1a7f37" in cleaned.replace(" ", "")
+    assert clean_html("<img src='data:image/png;base64,iVBORw0KGgo='>").startswith('<img src="data:image/png')
+    assert clean_html("<p>a &lt; b</p><pre><code>x = 1</code></pre>") == "<p>a &lt; b</p><pre><code>x = 1</code></pre>"
+
+
+def test_the_feedback_template_renders_markdown_and_drops_javascript_outputs():
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_markdown_cell("# Notes\nsee <script>steal('md')</script> `a < b`"))
+    cell = nbformat.v4.new_code_cell("x")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"application/javascript": "steal('js')"}),
+                    nbformat.v4.new_output("display_data",
+                                           data={"text/html": "<b>ok</b><script>steal('html')</script>"})]
+    nb.cells.append(cell)
+    exporter = HTMLExporter(template_name="classic", sanitize_html=True,
+                            filters={"clean_html": "autograder.tools.safe_html.clean_html"})
+    body = exporter.from_notebook_node(nb)[0]
+    assert '<h1 id="Notes">' in body and "<code>a &lt; b</code>" in body and "<b>ok</b>" in body
+    assert "steal('js')" not in body and "<script>steal" not in body
+
+
+def test_the_feedback_runs_gradebook_holds_no_other_student(tmp_path, monkeypatch):
+    """The feedback run's kernel can read its gradebook copy: it holds the released cells and the student's own
+    grades, and not a byte of anyone else's name or grades (a red team read every student's grades there)."""
+    from nbgrader.api import Gradebook
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")  # alembic
+    course = tmp_path / "gradebook.db"
+    with Gradebook(f"sqlite:///{course}") as gb:
+        gb.add_assignment("a1")
+        gb.add_notebook("a1", "a1")
+        gb.add_grade_cell("check", "a1", "a1", max_score=3, cell_type="code")
+        for student, score in (("peggy", 1.0), ("victor-secret-name", 2.5)):
+            gb.add_student(student, email=f"{student}@example.org")
+            gb.add_submission("a1", student)
+            gb.find_grade("check", "a1", "a1", student).auto_score = score
+        gb.db.commit()
+    mine = tmp_path / "private.db"
+    private_gradebook(course, "peggy", mine)
+    with Gradebook(f"sqlite:///{mine}") as gb:
+        assert [s.id for s in gb.students] == ["peggy"]
+        assert gb.find_grade("check", "a1", "a1", "peggy").auto_score == 1.0
+        assert [c.name for c in gb.find_notebook("a1", "a1").grade_cells] == ["check"]
+    assert b"victor-secret-name" not in mine.read_bytes()
+    assert b"victor-secret-name" in course.read_bytes()  # the control: the course's own gradebook has it
+
+
+def test_a_unit_past_its_time_limit_is_stopped_with_everything_it_started(tmp_path, monkeypatch):
+    """A unit stuck where no step's own limit applies is stopped at the unit's limit (COURSE_UNIT_TIMEOUT), its
+    children with it, reported as unfinished and not tried again (it would only run out of time again)."""
+    child = tmp_path / "child.pid"
+    code = ("import subprocess, sys, time\n"
+            "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+            f"open({str(child)!r}, 'w').write(str(p.pid))\ntime.sleep(60)\n")
+    start = time.monotonic()
+    status, _, err = run_unit([sys.executable, "-c", code], env=dict(os.environ), timeout=3)
+    assert status == "timeout" and "time limit" in err and time.monotonic() - start < 30
+    pid = int(child.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True,
+                                                         text=True).stdout.strip() not in ("", "Z"):
+        time.sleep(0.1)
+    assert subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True,
+                          text=True).stdout.strip() in ("", "Z"), "the unit's child outlived it"
+
+    (tmp_path / "course").mkdir()
+    course = new_class(tmp_path / "course", ["alice"])
+    monkeypatch.setenv("COURSE_UNIT_TIMEOUT", "2")
+    start = time.monotonic()
+    assert classroom.fan_out(course, ["alice"], course / "results", workers=1) == ["alice"]
+    assert time.monotonic() - start < 30  # stopped at 2 s, once: no second attempt
+
+
+def test_a_split_cell_keeps_its_metadata_once_where_nbgrader_would():
+    """JupyterLab's Split Cell leaves the cell's nbgrader metadata on both halves; nbgrader 0.9 then blanks it on
+    the first half and fails on the blank (KeyError: 'grade_id'), so the student was not recorded at all."""
+    import json
+
+    meta = {"nbgrader": {"grade_id": "answer", "solution": True, "grade": False, "locked": False,
+                         "schema_version": 3}}
+    nb = {"cells": [{"cell_type": "code", "metadata": json.loads(json.dumps(meta)), "source": "a = 1"},
+                    {"cell_type": "code", "metadata": json.loads(json.dumps(meta)), "source": "b = a"},
+                    {"cell_type": "code", "metadata": {"nbgrader": {}}, "source": "c = b"},
+                    {"cell_type": "code", "metadata": {"nbgrader": {"grade_id": "other"}}, "source": "d = c"}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    cells = json.loads(deduplicate_grade_ids(json.dumps(nb).encode()))["cells"]
+    assert [c["metadata"].get("nbgrader", {}).get("grade_id") for c in cells] == [None, "answer", None, "other"]
+    assert [c["source"] for c in cells] == ["a = 1", "b = a", "c = b", "d = c"]  # the code, all of it, unchanged
+    assert deduplicate_grade_ids(b"{ not json") == b"{ not json"  # the caller reports an unreadable file
