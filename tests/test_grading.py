@@ -140,6 +140,72 @@ def test_a_child_that_left_the_workers_process_group_is_paused_too(tmp_path):
     assert after > paused_at + 0.3  # and runs again after
 
 
+def _task_states(pids) -> list[str]:
+    states = []
+    for pid in pids:
+        for tid in os.listdir(f"/proc/{pid}/task") if os.path.isdir(f"/proc/{pid}/task") else ():
+            try:
+                states.append(open(f"/proc/{pid}/task/{tid}/stat").read().rsplit(")", 1)[1].split()[0])
+            except OSError:
+                pass
+    return states
+
+
+def test_a_double_forked_process_is_paused_and_killed_with_the_worker(tmp_path):
+    """A red team's cheat: a grandchild whose parent exits is reparented out of the worker's tree (to the host's
+    init where the worker has no PID namespace: unsandboxed, or on a GPU) and loaded the CPU only while the judge
+    timed the baseline. The judge adopts such orphans (a child subreaper): pause stops them, the end kills them."""
+    beat, pid_file = tmp_path / "beat", tmp_path / "pid"
+    source = ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+              f"        open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n        while True:\n"
+              f"            open({str(beat)!r} + '.new', 'w').write(str(time.time()))\n"
+              f"            os.replace({str(beat)!r} + '.new', {str(beat)!r})\n            time.sleep(0.005)\n"
+              "    os._exit(0)\n")
+    with tempfile.TemporaryDirectory() as scratch:
+        session = Session.spawn(timeout=60, scratch=Path(scratch))
+        try:
+            session.call("hello")
+            session.call("load", sources=[source], entry_points=[])
+            time.sleep(0.5)
+            orphan = int(pid_file.read_text())
+            session.pause()
+            time.sleep(0.05)
+            paused_at = time.time()
+            time.sleep(0.3)
+            last = float(beat.read_text() or 0)
+            assert session.resume() <= 0.02
+        finally:
+            session.close()
+    assert last < paused_at, "the double-forked process kept running while the worker was paused"
+    time.sleep(0.2)
+    assert not os.path.exists(f"/proc/{orphan}") or _task_states([orphan]) in ([], ["Z"]), "it outlived the grading"
+
+
+def test_the_pause_waits_until_a_process_inside_a_long_system_call_has_stopped():
+    """A red team's cheat: a process inside a long system call (mmap with MAP_POPULATE of many GiB of read-only
+    zero pages) runs on after SIGSTOP until the call returns, seconds of CPU while the baseline is timed. The pause
+    returns only once every thread of the submission is stopped, and nothing of it is charged CPU time after."""
+    source = ("import mmap, os\nif os.fork() == 0:\n    while True:\n"
+              "        m = mmap.mmap(-1, 4 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | mmap.MAP_POPULATE, "
+              "prot=mmap.PROT_READ)\n        m.close()\n")
+    with tempfile.TemporaryDirectory() as scratch:
+        session = Session.spawn(timeout=60, scratch=Path(scratch))
+        try:
+            session.call("hello")
+            session.call("load", sources=[source], entry_points=[])
+            time.sleep(0.5)
+            for _ in range(3):
+                session.pause()
+                states = _task_states(session.processes())
+                time.sleep(0.2)
+                ran = session.resume()
+                assert states and set(states) <= set("TtZX"), states
+                assert ran <= 0.02, f"{ran:.2f} s of CPU while paused"
+                time.sleep(0.1)
+        finally:
+            session.close()
+
+
 def test_the_judge_never_unpickles_what_the_worker_sends():
     ours, theirs = socket.socketpair()
     end = JudgeEnd(Connection(ours.detach()))

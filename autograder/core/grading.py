@@ -167,8 +167,8 @@ def _log_tail(log: Path, lines: int = 5, limit: int = 64 << 10) -> list[str]:
     return text.strip().splitlines()[-lines:]
 
 
-def _descendants(root: int) -> set[int]:
-    """Every process under ``root`` (children of children...), read from /proc (empty where there is none)."""
+def _children() -> dict[int, list[int]]:
+    """Every process's children, read from /proc (empty where there is none)."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
         if not entry.isdigit():
@@ -179,6 +179,12 @@ def _descendants(root: int) -> set[int]:
         except (OSError, IndexError, ValueError):
             continue
         children.setdefault(ppid, []).append(int(entry))
+    return children
+
+
+def _descendants(root: int, children: dict[int, list[int]] | None = None) -> set[int]:
+    """Every process under ``root`` (children of children...)."""
+    children = _children() if children is None else children
     found, todo = set(), [root]
     while todo:
         for child in children.get(todo.pop(), ()):
@@ -186,6 +192,55 @@ def _descendants(root: int) -> set[int]:
                 found.add(child)
                 todo.append(child)
     return found
+
+
+def _become_subreaper() -> None:
+    """Make the judge a child subreaper (Linux): a process that leaves the worker's tree by a double fork (its parent
+    exits) is adopted by the judge instead of the host's init, so the judge still finds it to stop and to kill (a
+    red team's double-forked daemons loaded the CPU only while the judge timed the baseline). Where the sandbox has
+    a PID namespace of its own, its init adopts them first."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):  # not Linux
+        pass
+
+
+_STOPPED = frozenset("TtZX")  # a task's state once SIGSTOP took effect (or it is gone)
+
+
+def _tasks_stat(pid: int) -> list[list[str]]:
+    """The fields after the command name of /proc/PID/task/*/stat: one list per thread (empty if gone)."""
+    rows = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return rows
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                rows.append(f.read().rsplit(")", 1)[1].split())
+        except OSError:
+            continue
+    return rows
+
+
+def _cpu_ticks(pids: set[int]) -> int:
+    """User plus system time of these processes, in clock ticks (each process's own threads, not its children)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+class StillRunning(Exception):
+    """A process of the submission kept running after it was paused (inside a long system call?)."""
 
 
 def _signal(pid: int, sig: int) -> None:
@@ -209,7 +264,9 @@ class Session:
         self.threads: list[str] = []
         self.on_event = None  # answers the worker's questions during a request
         self.paused = False
-        self.stopped: set[int] = set()  # the worker's descendants a pause stopped
+        self.stopped: set[int] = set()  # the worker's processes a pause stopped
+        self.judge_children: set[int] = set()  # the judge's children before the worker: not the submission's
+        self.paused_ticks = 0
         self.pool_dir: str | None = None  # this grading's own folder of shared memory (CPU pools), removed at the end
 
     @classmethod
@@ -221,6 +278,8 @@ class Session:
         pools = Path(tempfile.mkdtemp(prefix="autograder-pools-", dir=shm_dir()))
         argv, env = sandboxed_worker([sys.executable, "-m", "autograder.core.worker", str(theirs.fileno())],
                                      worker_env(), scratch, pools)
+        _become_subreaper()
+        judge_children = set(_children().get(os.getpid(), ()))
         with open(log, "wb") as out:
             process = subprocess.Popen(argv, pass_fds=[theirs.fileno()], env=env, cwd=scratch,
                                        start_new_session=True, stdin=subprocess.DEVNULL, stdout=out,
@@ -230,6 +289,7 @@ class Session:
 
         session = cls(JudgeEnd(Connection(ours.detach())), process, log, time.monotonic() + timeout)
         session.pool_dir = str(pools)
+        session.judge_children = judge_children
         return session
 
     # ---- requests ----
@@ -309,11 +369,27 @@ class Session:
         self.call("reset")
 
     # ---- the worker process ----
+    def processes(self) -> set[int]:
+        """The worker and every process it started: its descendants, and the judge's children that are not the
+        judge's own (orphans of the worker's tree, which the judge adopts as a subreaper)."""
+        if self.process is None:
+            return set()
+        children = _children()
+        found = {self.process.pid} | _descendants(self.process.pid, children)
+        for child in children.get(os.getpid(), ()):
+            if child != self.process.pid and child not in self.judge_children:
+                found |= {child} | _descendants(child, children)
+        return found
+
+    PAUSE_WAIT_S = 10.0
+
     def pause(self) -> None:
-        """Stop every thread of the worker while the judge times the baseline: its process group, then every
-        descendant of it, found again until none is new (a child that called setsid() has left the group but
-        not the tree: a red team's child loaded the CPU only while the worker was stopped). Nothing it left
-        running can load the GPU or the CPU meanwhile. Not for a learner's kernel."""
+        """Stop every process and thread of the submission while the judge times the baseline: the worker's process
+        group, then every process of it (``processes``), found again until none is new (a child that called
+        setsid() left the group, a double-forked one the tree: red teams' children loaded the CPU only while the
+        worker was stopped). Then wait until every thread is stopped indeed: one inside a long system call runs on
+        until the call returns (a red team's mmap(MAP_POPULATE) of 24 GiB kept a core busy for seconds); past
+        PAUSE_WAIT_S the measurement is void (StillRunning). Not for a learner's kernel."""
         if self.process is not None and not self.paused and not self.dead:
             try:
                 os.killpg(self.process.pid, signal.SIGSTOP)
@@ -322,15 +398,29 @@ class Session:
                 return
             self.stopped = set()
             for _ in range(10):  # a stopped process forks no more: new ones run out fast
-                new = _descendants(self.process.pid) - self.stopped
+                new = self.processes() - self.stopped
                 if not new:
                     break
                 for pid in new:
                     _signal(pid, signal.SIGSTOP)
                 self.stopped |= new
+            deadline = time.monotonic() + self.PAUSE_WAIT_S
+            while True:
+                running = [pid for pid in self.stopped if any(row and row[0] not in _STOPPED
+                                                              for row in _tasks_stat(pid))]
+                if not running:
+                    break
+                if time.monotonic() > deadline:
+                    raise StillRunning(f"{len(running)} process(es) of the submission kept running for "
+                                       f"{self.PAUSE_WAIT_S:g} s after they were stopped")
+                time.sleep(0.005)
+            self.paused_ticks = _cpu_ticks(self.stopped)
 
-    def resume(self) -> None:
+    def resume(self) -> float:
+        """Continue the submission; returns the CPU seconds its processes used while paused (0 when none ran)."""
+        ran = 0.0
         if self.process is not None and self.paused:
+            ran = max(0, _cpu_ticks(self.stopped) - self.paused_ticks) / os.sysconf("SC_CLK_TCK")
             for pid in self.stopped:
                 _signal(pid, signal.SIGCONT)
             try:
@@ -338,11 +428,13 @@ class Session:
             except ProcessLookupError:
                 pass
             self.paused = False
+        return ran
 
     def kill(self, why: str = "") -> None:
         self.dead = self.dead or why or "the grading ended"
         if self.process is not None:
-            for pid in _descendants(self.process.pid):  # those that left the group (setsid) too
+            doomed = self.processes()
+            for pid in doomed:  # those that left the group (setsid) or the tree (double fork) too
                 _signal(pid, signal.SIGKILL)
             try:  # the whole process group: nothing the submission started outlives its grading
                 os.killpg(self.process.pid, signal.SIGKILL)
@@ -352,6 +444,16 @@ class Session:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
+            adopted = doomed & set(_children().get(os.getpid(), ())) - {self.process.pid}
+            deadline = time.monotonic() + 2
+            while adopted and time.monotonic() < deadline:  # orphans the judge adopted: reap them, leave no zombie
+                for pid in list(adopted):
+                    try:
+                        if os.waitpid(pid, os.WNOHANG)[0]:
+                            adopted.discard(pid)
+                    except ChildProcessError:
+                        adopted.discard(pid)
+                time.sleep(0.01)
         if self.pool_dir:  # whatever the worker wrote there goes with the grading
             shutil.rmtree(self.pool_dir, ignore_errors=True)
 

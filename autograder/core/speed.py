@@ -328,6 +328,34 @@ def drain_gpu(device, limit_s: float = 5.0) -> None:
         time.sleep(0.002)
 
 
+# CPU time the submission's stopped processes may still be charged while paused (a clock tick or two as a stop
+# takes effect); more means something of it ran while the baseline was timed.
+PAUSED_CPU_S = 0.02
+
+
+@contextmanager
+def paused(session):
+    """The submission stopped while the judge measures on its own (a baseline, a workload's truth): every process
+    and thread stopped before the block starts, and none of them charged CPU time until it ends; otherwise the
+    measurement is void (Inconclusive)."""
+    from autograder.core.grading import StillRunning
+
+    try:
+        session.pause()
+    except StillRunning as err:
+        session.resume()
+        raise Inconclusive(f"the measurement is void: {err} (inside a long system call?), while the grader "
+                           "measured on its own") from None
+    ran = 0.0
+    try:
+        yield
+    finally:
+        ran = session.resume()
+    if ran > PAUSED_CPU_S:
+        raise Inconclusive(f"the measurement is void: the submission's processes used {ran:.2f} s of CPU while they "
+                           "were paused and the grader measured on its own")
+
+
 def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: str = "your function",
                 baseline_model=None, candidate_model: Ref | None = None,
                 reference: Callable | None = None) -> tuple[str, dict]:
@@ -343,13 +371,10 @@ def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: 
     @contextmanager
     def phase(runner):
         if runner is base:
-            session.pause()
-            try:
+            with paused(session):
                 if ctx.policy.drain:
                     drain_gpu(ctx.device)
                 yield
-            finally:
-                session.resume()
         else:
             yield
 
