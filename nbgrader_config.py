@@ -27,7 +27,8 @@ c.OverwriteCells.add_missing_cells = True
 # cells produced its outputs and may have written its markdown, and neither may run a script in the browser of
 # whoever opens it (formgrader runs at the instructor's origin) or show markup of their own making.
 c.HTMLExporter.sanitize_html = True
-c.HTMLExporter.filters = {"clean_html": "autograder.tools.safe_html.clean_html"}  # keeps a document's markup
+c.HTMLExporter.filters = {"clean_html": "autograder.tools.safe_html.clean_html",  # keeps a document's markup
+                          "strip_files_prefix": "autograder.tools.safe_html.strip_files_prefix"}  # markdown cells
 
 # Student versions keep the task text and starter code, never the solution.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

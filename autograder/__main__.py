@@ -119,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         return _refuse(unknown_exercise(args.exercise, list(EXERCISES)))
 
     from autograder.core.grading import Policy, default_device, grade_file, isolate_judge_caches, warm_judge
+    from autograder.core.protocol import visible
 
     if default_device().type == "cuda":  # where speed is graded; on a CPU a fresh cache costs a 20 s probe
         isolate_judge_caches()
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     for r in report.results:
         if r.status in ("failed", "inconclusive") and r.hint:
-            print(f"    hint ({r.id}): {r.hint}")
+            print(visible(f"    hint ({r.id}): {r.hint}"))
     if args.json:
         args.json.write_text(report.to_json())
     return PASSED if report.ok() else FAILED

@@ -295,13 +295,14 @@ def test_the_secret_reaches_no_file_a_student_sees(graded_class):
 
 def test_feedback_runs_no_script_a_student_wrote(graded_class):
     """peggy's HTML, JavaScript and markdown reach her feedback only as inert text: no script, no event handler
-    (nbconvert's sanitiser with autograder.tools.safe_html, nbgrader_config.py); the course's result card still
-    shows, and a markdown cell's paragraphs are markup, not escaped text."""
+    (nbconvert's sanitiser with autograder.tools.safe_html, nbgrader_config.py: nbgrader's own feedback template
+    rendered a markdown cell's script as it was); the shown report stays, and a markdown cell's paragraphs are
+    markup, not escaped text."""
     feedback = (graded_class / "feedback" / "peggy" / EX / f"{EX}.html").read_text()
     assert feedback.count(ACTIVE) >= 2  # her markdown and HTML payloads are there, as text
     assert not re.search(r"<script[^>]*>[^<]*" + re.escape(ACTIVE), feedback)
     assert not re.search(r"<[^>]+\son\w+\s*=", feedback), re.search(r"<[^>]+\son\w+\s*=", feedback)
-    assert "course-result-card" in feedback and "<p>Notes" in feedback
+    assert "graded in separate processes in" in feedback and "<p>Notes" in feedback  # the shown report; markup
 
 
 def test_a_student_sees_neither_the_gradebook_nor_other_submissions(graded_class):

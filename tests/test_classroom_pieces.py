@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import nbformat
+from conftest import REPO
 from nbconvert import HTMLExporter
 from test_classroom import new_class
 
@@ -40,7 +41,14 @@ def test_a_documents_markup_and_the_course_card_stay():
     assert clean_html("<p>a &lt; b</p><pre><code>x = 1</code></pre>") == "<p>a &lt; b</p><pre><code>x = 1</code></pre>"
 
 
-def test_the_feedback_template_renders_markdown_and_drops_javascript_outputs():
+def test_nbgraders_feedback_template_with_the_course_config_leaves_nothing_that_runs():
+    """Rendered as `nbgrader generate_feedback` renders (its own template, which shows markdown cells without
+    nbconvert's clean_html: a student's markdown script ran), with the committed nbgrader_config.py."""
+    import nbgrader
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(REPO)).load_config()
+    formgrader = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
     nb = nbformat.v4.new_notebook()
     nb.cells.append(nbformat.v4.new_markdown_cell("# Notes\nsee <script>steal('md')</script> `a < b`"))
     cell = nbformat.v4.new_code_cell("x")
@@ -48,9 +56,11 @@ def test_the_feedback_template_renders_markdown_and_drops_javascript_outputs():
                     nbformat.v4.new_output("display_data",
                                            data={"text/html": "<b>ok</b><script>steal('html')</script>"})]
     nb.cells.append(cell)
-    exporter = HTMLExporter(template_name="classic", sanitize_html=True,
-                            filters={"clean_html": "autograder.tools.safe_html.clean_html"})
-    body = exporter.from_notebook_node(nb)[0]
+    exporter = HTMLExporter(config=config, template_name="feedback",
+                            extra_template_basedirs=[str(formgrader / "templates")],
+                            extra_template_paths=[str(formgrader / "static/node_modules/bootstrap/dist/css")])
+    body = exporter.from_notebook_node(nb, resources={"nbgrader": {"score": 1, "max_score": 2, "late_penalty": 0,
+                                                                   "notebook": "n"}})[0]
     assert '<h1 id="Notes">' in body and "<code>a &lt; b</code>" in body and "<b>ok</b>" in body
     assert "steal('js')" not in body and "<script>steal" not in body
 

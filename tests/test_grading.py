@@ -270,6 +270,20 @@ def test_a_check_error_in_the_worker_does_not_end_the_grading():
     assert report.result("after").status == PASSED
 
 
+def test_what_a_submission_writes_cannot_move_the_terminals_cursor_in_the_report():
+    """A red team's exception message held escape sequences that moved the cursor up and printed a fake "3/3"
+    and "[PASS]" over the failed check's line in a terminal. Every control character from the worker is shown as
+    an escape instead; the failure itself still says what was raised."""
+    fake = "\x1b[1A\x1b[2K01: 3/3 points\x1b[1B\x1b[2K[PASS] boom (1/1)\x1b[8m\u202e"
+    exercise = Exercise("99_fake", "fake", ("boom",), (
+        Check("boom", "boom", 1, lambda ctx: ctx.call(Entry("boom"), what="boom()"), ("boom",)),), "nothing")
+    report = grade_source(f"def boom():\n    raise ValueError({fake!r})\n", exercise)
+    text = "\n".join(report.lines())
+    assert report.result("boom").status == "failed" and "ValueError" in text
+    assert not any(ord(c) < 32 and c not in "\n\t" or c == "\u202e" for c in text), repr(text)
+    assert "\\x1b[1A" in text  # shown, not obeyed
+
+
 def test_the_submission_computes_with_the_threads_the_baseline_has():
     """The worker's torch uses the judge's thread count, not OpenMP's default of every core: the eager baseline
     and the candidate share a machine on equal terms (and a class's per-slot cores stay the slot's)."""

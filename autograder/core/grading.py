@@ -40,6 +40,7 @@ from autograder.core.protocol import (
     Report,
     Tolerance,
     environment,
+    visible,
 )
 from autograder.core.submission import SubmissionError, submission_code
 from autograder.core.timing import _perf_counter, synchronize
@@ -84,10 +85,10 @@ class RemoteError(Exception):
     """The submission's code raised in the worker (type, message and where, as the worker reported them)."""
 
     def __init__(self, error: dict):
-        self.type = str(error.get("type", "Exception"))
-        self.message = str(error.get("message", ""))
-        self.chain = [str(c) for c in error.get("chain", [])] if isinstance(error.get("chain"), list) else []
-        self.where = str(error.get("where", ""))
+        self.type = visible(error.get("type", "Exception"))
+        self.message = visible(error.get("message", ""))
+        self.chain = [visible(c) for c in error.get("chain", [])] if isinstance(error.get("chain"), list) else []
+        self.where = visible(error.get("where", ""))
         super().__init__(f"{self.type}: {self.message}")
 
     @property
@@ -164,7 +165,7 @@ def _log_tail(log: Path, lines: int = 5, limit: int = 64 << 10) -> list[str]:
     with f:
         f.seek(max(0, os.fstat(f.fileno()).st_size - limit))
         text = f.read(limit).decode(errors="replace")
-    return text.strip().splitlines()[-lines:]
+    return [visible(line) for line in text.strip().splitlines()[-lines:]]
 
 
 def _children() -> dict[int, list[int]]:
@@ -317,7 +318,8 @@ class Session:
         for name in ("changed", "threads"):
             items = reply.get(name)
             if isinstance(items, list):
-                getattr(self, "changes" if name == "changed" else "threads").extend(str(i)[:300] for i in items)
+                kept = self.changes if name == "changed" else self.threads
+                kept.extend(visible(str(i)[:300]) for i in items)
         return reply
 
     def _limit(self) -> float:

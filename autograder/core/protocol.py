@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import platform
+import unicodedata
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
@@ -95,6 +96,15 @@ class Exercise:
         raise KeyError(f"{self.id} has no check {check_id!r}; it has {[c.id for c in self.checks]}")
 
 
+def visible(text: str) -> str:
+    """``text`` with every control and format character shown as an escape (``\\x1b``), newlines and tabs kept:
+    what a submission wrote (an exception's message, a thread's name) cannot move a terminal's cursor, rewrite
+    the report's lines above it (a red team printed a fake "3/3" and "[PASS]" over a failed check) or reorder
+    text with bidirectional overrides."""
+    return "".join(c if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf") else
+                   (f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}") for c in str(text))
+
+
 @dataclass
 class CheckResult:
     id: str
@@ -115,7 +125,8 @@ class CheckResult:
     def line(self) -> str:
         mark = {PASSED: "PASS", FAILED: "FAIL", SKIPPED: "SKIP", INCONCLUSIVE: "????"}[self.status]
         note = f" [{self.trust}]" if self.trust != VERIFIED else ""
-        return f"[{mark}] {self.id} ({self.points:g}/{self.max_points}): {self.message.splitlines()[0]}{note}"
+        first = self.message.splitlines()[0] if self.message.strip() else ""
+        return visible(f"[{mark}] {self.id} ({self.points:g}/{self.max_points}): {first}{note}")
 
 
 @dataclass

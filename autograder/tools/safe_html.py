@@ -1,11 +1,14 @@
-"""HTML a student's notebook produced, made inert for whoever opens it: nbconvert's ``clean_html`` filter,
-replaced (``nbgrader_config.py``) for every notebook nbgrader renders (feedback, formgrader's views).
+"""HTML a student's notebook produced, made inert for whoever opens it: nbconvert's ``clean_html`` and
+``strip_files_prefix`` filters, replaced (``nbgrader_config.py``) for every notebook nbgrader renders (feedback,
+formgrader's views).
 
-Under ``HTMLExporter.sanitize_html`` nbconvert passes markdown cells and HTML outputs through ``clean_html`` and
-drops JavaScript outputs. Its own ``clean_html`` keeps too few tags: every ``<p>`` and heading of a markdown cell
-showed as escaped text. This one keeps the markup of documents (paragraphs, headings, lists, tables, code,
-images) and removes what runs: scripts, event handlers, ``javascript:`` links, frames, forms and styles other
-than colours, borders and spacing.
+Under ``HTMLExporter.sanitize_html`` nbconvert passes HTML outputs through ``clean_html`` and drops JavaScript
+outputs. Its own ``clean_html`` keeps too few tags: every ``<p>`` and heading of a markdown cell showed as escaped
+text. This one keeps the markup of documents (paragraphs, headings, lists, tables, code, images) and removes what
+runs: scripts, event handlers, ``javascript:`` links, frames, forms and styles other than colours, borders and
+spacing. nbgrader's feedback and formgrade templates render markdown cells without ``clean_html`` (a student's
+``<script>`` in a markdown cell ran); every one of their markdown cells goes through ``strip_files_prefix`` right
+after ``markdown2html``, so that filter cleans too.
 """
 
 from __future__ import annotations
@@ -38,3 +41,10 @@ def clean_html(element) -> str:
     text = element.decode() if isinstance(element, bytes) else str(element)
     return bleach.clean(text, tags=TAGS, attributes=_attribute, protocols=PROTOCOLS, css_sanitizer=CSS,
                         strip=True, strip_comments=True)
+
+
+def strip_files_prefix(text) -> str:
+    """nbconvert's ``strip_files_prefix`` (what every template applies to a markdown cell's HTML), then cleaned."""
+    from nbconvert.filters.strings import strip_files_prefix as original
+
+    return clean_html(original(text))
