@@ -75,7 +75,7 @@ def pytest_collection_modifyitems(config, items):
     def rank(item) -> int:
         group = item.get_closest_marker("xdist_group")
         if group:
-            return {"classroom": 0, "scale": 1}.get(group.args[0] if group.args else "", 2)
+            return {"classroom": 0, "classroom-serial": 1, "scale": 1}.get(group.args[0] if group.args else "", 2)
         return 3 if item.get_closest_marker("slow") else 4
 
     items.sort(key=rank)

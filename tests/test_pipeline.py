@@ -190,3 +190,15 @@ def test_a_float_learning_rate_under_a_scheduler_recompiles_and_a_tensor_one_doe
     assert floats.graphs >= 2 and any("lr" in r for r in floats.recompile_reasons), floats
     assert tensors.graphs == 1 and not tensors.recompile_reasons
     assert floats.lrs == pytest.approx(tensors.lrs, rel=1e-6)  # the same schedule either way
+
+
+def test_compiled_autograd_captures_a_broken_forwards_backward_as_one_graph():
+    """Lesson 2's claim: with a graph break in the forward, AOTAutograd traces one backward graph per forward piece
+    ahead of time; compiled autograd captures the whole backward at run time as one graph instead."""
+    from autograder.course import training
+
+    plain, captured = (training.backward_graphs(compiled_autograd=ca) for ca in (False, True))
+    assert (plain.forward_graphs, plain.aot_backward_graphs, plain.captures) == (2, 2, 0), plain
+    assert (captured.aot_backward_graphs, captured.captures) == (0, 1), captured
+    assert captured.forward_graphs == 3  # the two pieces, and the captured backward reaching the backend
+    assert not torch._dynamo.config.compiled_autograd  # the setting is put back

@@ -85,6 +85,13 @@ QUIZZES: dict[str, list[Question]] = {
                   "It raises an error", "The step silently keeps using 0.01"),
                  1, "A Python float read inside a compiled function is guarded on its value; the lesson's recompile "
                     "log prints that guard. lr=torch.tensor(0.01) makes it data: one graph for every value."),
+        Question("A training step's forward has one graph break. With plain torch.compile, how is its backward "
+                 "compiled?",
+                 ("As one graph, captured when backward() runs", "As two graphs, one per forward piece, traced ahead "
+                  "of time by AOTAutograd", "Not at all: the backward runs eagerly", "As one graph per ATen op"),
+                 1, "AOTAutograd derives each backward graph from its forward graph, so the break splits the backward "
+                    "too. Compiled autograd (torch._dynamo.config.compiled_autograd = True) captures the whole "
+                    "backward at run time as one graph instead: the lesson's counts, 2 + 2 graphs vs 2 + 1."),
         Question("The compiled model's results differ from eager. With backend='eager' and backend='aot_eager' they "
                  "match; with 'inductor' they do not. Where do you look next?",
                  ("Dynamo's graph capture", "AOTAutograd's backward", "Inductor: its config flags, then the "
