@@ -179,3 +179,18 @@ except OSError as err:
 """, tmp_path, readable=[shown])
     assert out.startswith("refused"), out
     assert (shown / "report.json").read_text() == "{}"
+
+
+def test_a_folder_on_the_graders_path_that_is_not_python_stays_invisible(tmp_path, monkeypatch):
+    """`python -m` puts its working directory on sys.path: an instructor who ran the grading from the course folder
+    had it bound into the sandbox, every submission, report and the gradebook with it (a red team read them)."""
+    course = tmp_path / "course"
+    (course / "submitted").mkdir(parents=True)
+    (course / "gradebook.db").write_text("grades")
+    monkeypatch.syspath_prepend(str(course))
+    monkeypatch.chdir(course)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    out = _inside(f"import os; print(os.path.exists({str(course / 'gradebook.db')!r}), "
+                  f"os.path.isdir({str(course / 'submitted')!r}))", scratch)
+    assert out == "False False"

@@ -151,11 +151,25 @@ def refuse_tracing(gpu: bool) -> bool:
 
 
 def _python_roots() -> list[str]:
-    """The interpreter, its standard library and the environment's packages (a venv and its base)."""
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
-    roots |= {p for p in sys.path if p and os.path.isdir(p) and not p.startswith(str(PACKAGE.parent) + os.sep)
-              and p != str(PACKAGE.parent)}
-    return sorted(os.path.realpath(r) for r in roots)
+    """The interpreter, its standard library and the environment's packages (a venv and its base, the user's site
+    folder): the installation's own folders and the entries of sys.path inside them, never any other entry. An
+    entry outside them is a folder of the caller's (`python -m` puts its working directory first, and an
+    instructor running the documented commands from the course folder had every student's submission, the reports
+    and the gradebook bound into the sandbox: a red team read them there)."""
+    import site
+
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    prefixes.add(os.path.dirname(os.path.realpath(sys.executable)))
+    sites = {os.path.realpath(p) for p in site.getsitepackages()} if hasattr(site, "getsitepackages") else set()
+    user = site.getusersitepackages() if site.ENABLE_USER_SITE else ""
+    if user and user in sys.path and os.path.isdir(user):
+        sites.add(os.path.realpath(user))
+    roots = set(prefixes) | {p for p in sites if os.path.isdir(p)}
+    for entry in sys.path:
+        real = os.path.realpath(entry) if entry else ""
+        if real and os.path.isdir(real) and any(real == r or real.startswith(r + os.sep) for r in roots):
+            roots.add(real)
+    return sorted(roots)
 
 
 def wrap(argv: list[str], *, writable: list[Path] = (), readable: list[Path] = (), cwd: Path | None = None,
