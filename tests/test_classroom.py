@@ -323,6 +323,35 @@ def test_a_lost_unit_and_a_corrupt_notebook_are_reported_and_no_one_else_changes
     assert {r["student"] for r in rows} == {"bob", "dave"}
 
 
+def test_a_notebook_nbgrader_cannot_record_and_an_unreadable_timestamp_stop_no_one(graded_class, tmp_path):
+    """A sixth red team stopped the record step after nbgrader had written the kernel's scores (a forger's [PASS])
+    and before the trusted ones: with a timestamp.txt that is not a date, and with an executed notebook its
+    sandboxed process rewrote with a cell nbgrader cannot record. Now nbgrader's failure costs that student's
+    feedback notebook only (listed in failed.csv), the timestamp is ignored, and every score is the trusted one."""
+    from nbgrader.api import Gradebook
+
+    course = tmp_path / "course"
+    shutil.copytree(graded_class, course, ignore=shutil.ignore_patterns("feedback"))
+    executed = course / "results" / "mallory" / "autograded" / EX / f"{EX}.ipynb"
+    nb = json.loads(executed.read_text())
+    nb["cells"].append({"cell_type": "code", "execution_count": None, "outputs": [], "source": "x = 1",
+                        "metadata": {"nbgrader": {"grade_id": "never-released", "solution": True, "grade": False,
+                                                  "locked": False, "schema_version": 3}}})
+    executed.write_text(json.dumps(nb))
+    (course / "submitted" / "dave" / EX / "timestamp.txt").write_text("not a date\n")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:  # the kernel's forged scores, as nbgrader wrote
+        for grade in gb.find_submission(EX, "mallory").notebooks[0].grades:
+            grade.auto_score = grade.max_score
+        gb.db.commit()
+    before = {(r["student"], r["check"]): r["score"] for r in csv.DictReader((graded_class / "grades.csv").open())}
+    summary = record.record(course, course / "results")
+    failed = {(s, a): why for s, a, why in summary["failed"]}
+    assert set(failed) == {("mallory", EX)} and "nbgrader could not record" in failed[("mallory", EX)], failed
+    classroom.grades(course)
+    after = {(r["student"], r["check"]): r["score"] for r in csv.DictReader((course / "grades.csv").open())}
+    assert after == before  # mallory's forged cells score 0 again, dave is recorded, no one else changes
+
+
 def test_the_practice_warm_up_gets_feedback_and_no_score(graded_class):
     summary = json.loads((graded_class / "record-summary.json").read_text())
     assert sorted(summary["unscored"]) == [["alice", WARMUP], ["trudy", WARMUP]]

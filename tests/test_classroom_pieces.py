@@ -15,7 +15,7 @@ from test_classroom import new_class
 
 from autograder.tools import classroom
 from autograder.tools.grade_student import private_gradebook, run_unit
-from autograder.tools.notebooks import deduplicate_grade_ids
+from autograder.tools.notebooks import for_nbgrader
 from autograder.tools.safe_html import clean_html
 
 
@@ -117,19 +117,22 @@ def test_a_unit_past_its_time_limit_is_stopped_with_everything_it_started(tmp_pa
     assert time.monotonic() - start < 30  # stopped at 2 s, once: no second attempt
 
 
-def test_a_split_cell_keeps_its_metadata_once_where_nbgrader_would():
-    """JupyterLab's Split Cell leaves the cell's nbgrader metadata on both halves; nbgrader 0.9 then blanks it on
-    the first half and fails on the blank (KeyError: 'grade_id'), so the student was not recorded at all."""
+def test_a_split_or_copied_cell_keeps_its_metadata_only_where_nbgrader_can_record_it():
+    """JupyterLab's Split Cell and copy-paste keep a cell's nbgrader metadata: a released grade_id twice, or one
+    from another exercise (a student pasted their exercise-01 benchmark into 02). nbgrader 0.9 fails on either
+    (KeyError: 'grade_id'), so the student was not recorded at all. The code stays; the metadata stays once."""
     import json
 
-    meta = {"nbgrader": {"grade_id": "answer", "solution": True, "grade": False, "locked": False,
-                         "schema_version": 3}}
-    nb = {"cells": [{"cell_type": "code", "metadata": json.loads(json.dumps(meta)), "source": "a = 1"},
-                    {"cell_type": "code", "metadata": json.loads(json.dumps(meta)), "source": "b = a"},
-                    {"cell_type": "code", "metadata": {"nbgrader": {}}, "source": "c = b"},
-                    {"cell_type": "code", "metadata": {"nbgrader": {"grade_id": "other"}}, "source": "d = c"}],
-          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    cells = json.loads(deduplicate_grade_ids(json.dumps(nb).encode()))["cells"]
-    assert [c["metadata"].get("nbgrader", {}).get("grade_id") for c in cells] == [None, "answer", None, "other"]
-    assert [c["source"] for c in cells] == ["a = 1", "b = a", "c = b", "d = c"]  # the code, all of it, unchanged
-    assert deduplicate_grade_ids(b"{ not json") == b"{ not json"  # the caller reports an unreadable file
+    def cell(source, grade_id=None):
+        meta = {"nbgrader": {"grade_id": grade_id, "solution": True, "grade": False, "locked": False,
+                             "schema_version": 3}} if grade_id else {}
+        return {"cell_type": "code", "metadata": meta, "source": source}
+
+    cells = [cell("a = 1", "answer"), cell("b = a", "answer"), cell("c = b"), cell("d = c", "benchmark"),
+             cell("e = d", "other")]
+    cells[2]["metadata"] = {"nbgrader": {}}
+    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    out = json.loads(for_nbgrader(json.dumps(nb).encode(), frozenset({"answer", "other"})))["cells"]
+    assert [c["metadata"].get("nbgrader", {}).get("grade_id") for c in out] == [None, "answer", None, None, "other"]
+    assert [c["source"] for c in out] == ["a = 1", "b = a", "c = b", "d = c", "e = d"]  # the code, unchanged
+    assert for_nbgrader(b"{ not json", frozenset()) == b"{ not json"  # the caller reports an unreadable file

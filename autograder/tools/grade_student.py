@@ -34,7 +34,7 @@ from autograder.core.correctness import SECRET_ENV
 from autograder.core.protocol import Report
 from autograder.exercises import EXERCISES, get_exercise
 from autograder.selfcheck import REPORT_ENV, SKIP_ENV, run_judge, submission_timeout
-from autograder.tools.notebooks import deduplicate_grade_ids
+from autograder.tools.notebooks import for_nbgrader
 
 RESULT = "result.json"
 # What the feedback run (a process that runs student code) may see of the caller's environment.
@@ -85,6 +85,19 @@ def private_gradebook(source: Path, student: str, dest: Path) -> None:
     finally:
         original.close()
         copy.close()
+
+
+def released_cells(gradebook: Path, assignment: str) -> frozenset[str]:
+    """The grade_ids of every cell nbgrader recorded when it released ``assignment`` (its source cells)."""
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{gradebook}?mode=ro", uri=True)
+    try:
+        rows = db.execute("select sc.name from source_cell sc join notebook n on sc.notebook_id = n.id "
+                          "join assignment a on n.assignment_id = a.id where a.name = ?", (assignment,)).fetchall()
+    finally:
+        db.close()
+    return frozenset(name for (name,) in rows)
 
 
 def feedback_run(scratch: Path, student: str, assignment: str, reports: Path, log: Path) -> int:
@@ -169,9 +182,10 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
             shutil.copy(course / "nbgrader_config.py", scratch)
             # private: the feedback run writes only this copy, which holds no other student
             private_gradebook(course / "gradebook.db", student, scratch / "gradebook.db")
+            released = released_cells(scratch / "gradebook.db", assignment)
             if notebook.exists():  # the judge grades the copy as submitted; nbgrader gets ids it can handle
                 (scratch / "submitted" / student / assignment / notebook.name).write_bytes(
-                    deduplicate_grade_ids(notebook.read_bytes()))
+                    for_nbgrader(notebook.read_bytes(), released))
             # Practice (the warm-up) has no trusted grading, so nothing of it is scored: the student still gets
             # the feedback of its own checks, and the record step says it recorded no score.
             scored = assignment in EXERCISES
@@ -186,7 +200,9 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
                 try:
                     data = read_regular(executed, scratch)
                     (partial / "autograded" / assignment).mkdir(parents=True)
-                    (partial / "autograded" / assignment / executed.name).write_bytes(data)
+                    # what the sandbox left may have been rewritten after nbgrader wrote it: the record step's own
+                    # nbgrader pass must still be able to record it
+                    (partial / "autograded" / assignment / executed.name).write_bytes(for_nbgrader(data, released))
                 except OSError as err:  # the record step reports the missing notebook; the log says why
                     refused = str(err)
             shutil.rmtree(scratch, ignore_errors=True)

@@ -60,23 +60,26 @@ def unreadable_reason(path: Path) -> str:
         return f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}"
 
 
-def deduplicate_grade_ids(data: bytes) -> bytes:
-    """A submitted notebook (bytes) that nbgrader 0.9 can autograde: where several cells carry the same grade_id
-    (JupyterLab's Split Cell and copy-paste copy the cell's metadata), only the last keeps its nbgrader metadata,
-    the cell nbgrader's own DeduplicateIds keeps; the others become plain cells, and a cell whose nbgrader
-    metadata has no grade_id loses it too. nbgrader blanks such metadata to ``{}`` itself and then fails on it
-    (``add_missing_cells`` reads every cell's grade_id: KeyError), so an honest student who split a solution cell
-    was not recorded at all. Unreadable input is returned as it is (the caller reports it)."""
+def for_nbgrader(data: bytes, released: set[str] | frozenset[str]) -> bytes:
+    """A student's notebook (bytes) that nbgrader 0.9 can autograde and record. nbgrader fails on a cell whose
+    nbgrader metadata names a grade_id that is not among the ``released`` cells of this assignment (a cell copied
+    from another exercise: JupyterLab's copy keeps its metadata) or that appears twice (Split Cell and copy-paste
+    copy it), and on metadata without a grade_id (it blanks duplicates to ``{}`` itself, then fails: KeyError
+    'grade_id'): the honest student was not recorded at all. Such cells become plain cells here; of a released
+    grade_id that appears more than once only the last keeps its metadata, as nbgrader's own DeduplicateIds
+    keeps. The code is untouched; nbgrader restores released cells that are missing. Unreadable input is returned
+    as it is (the caller reports it)."""
     import json
 
     try:
         nb = json.loads(data)
-        cells = nb["cells"]
         seen: set = set()
-        for cell in reversed(cells):
+        for cell in reversed(nb["cells"]):
             meta = cell.get("metadata", {})
-            grade_id = meta.get("nbgrader", {}).get("grade_id") if isinstance(meta.get("nbgrader"), dict) else None
-            if "nbgrader" in meta and (grade_id is None or grade_id in seen):
+            if "nbgrader" not in meta:
+                continue
+            grade_id = meta["nbgrader"].get("grade_id") if isinstance(meta["nbgrader"], dict) else None
+            if grade_id not in released or grade_id in seen:
                 del meta["nbgrader"]
             seen.add(grade_id)
     except (ValueError, TypeError, KeyError, AttributeError):

@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,7 +26,7 @@ from autograder.core.protocol import Report
 from autograder.exercises import EXERCISES
 from autograder.tools.grade_student import RESULT
 from autograder.tools.notebooks import unreadable_reason
-from autograder.tools.release import run_nbgrader
+from autograder.tools.release import nbgrader_command
 
 FAILED_CSV = "failed.csv"
 
@@ -61,21 +63,62 @@ def collect(course: Path, results: Path):
             shutil.copytree(unit / "autograded" / assignment, target)
             stamp = course / "submitted" / student / assignment / "timestamp.txt"
             if stamp.exists():
-                shutil.copy(stamp, target)
+                if readable_timestamp(stamp):
+                    shutil.copy(stamp, target)
+                else:  # nbgrader would fail on it (a red team's "not a date" stopped the whole record step)
+                    print(f"IGNORED {stamp}: not a time nbgrader can read (recorded without a timestamp)")
             reports.setdefault(student, {})[assignment] = report
     return reports, failed, unscored
 
 
-def apply_reports(course: Path, reports: dict[str, dict[str, Report]]) -> list[str]:
-    """Set each graded cell's auto_score from the trusted report; return the disagreements with the kernel."""
-    from nbgrader.api import Gradebook
+def readable_timestamp(path: Path) -> bool:
+    """Whether nbgrader can read the submission time in ``path`` (a student's folder may hold any file)."""
+    from nbgrader.utils import parse_utc
 
-    notes = []
+    try:
+        with path.open(errors="strict") as f:
+            parse_utc(f.read(200).strip())
+        return True
+    except Exception:  # dateutil's ParserError, ValueError, OverflowError, UnicodeDecodeError...
+        return False
+
+
+FAILED_LINE = re.compile(r"There was an error processing assignment '([^']*)' for student '([^']*)'")
+
+
+def nbgrader_record(course: Path, assignment: str, students: list[str]) -> dict[str, str]:
+    """nbgrader's own `autograde --no-execute` over the staged notebooks of ``assignment`` (locked test cells
+    restored, nothing run); returns the students it could not record, with why. One student's notebook that nbgrader
+    cannot process (one its sandboxed feedback run rewrote, say) costs only that student's feedback notebook: the
+    others are recorded, and every score is set from the trusted reports afterwards all the same."""
+    cmd, env = nbgrader_command(course, "autograde", assignment, "--no-execute", "--force", "--create",
+                                "--CourseDirectory.submitted_directory=executed")
+    proc = subprocess.run(cmd, cwd=course, env=env, capture_output=True, text=True)
+    if proc.returncode == 0:
+        return {}
+    text = proc.stdout + proc.stderr
+    errors = [line.strip() for line in text.splitlines() if "Error" in line and "There was an error" not in line]
+    why = "nbgrader could not record the executed notebook (" + (errors[-1][:300] if errors else
+                                                                 f"exit {proc.returncode}") + ")"
+    named = {s for a, s in FAILED_LINE.findall(text) if a == assignment}
+    return {s: why for s in (named or students)}
+
+
+def apply_reports(course: Path, reports: dict[str, dict[str, Report]]) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """Set each graded cell's auto_score from the trusted report; return the disagreements with the kernel, and the
+    reports that found no submission in the gradebook to score (student, assignment, why)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    notes, missing = [], []
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for student, by_assignment in reports.items():
             for assignment, report in by_assignment.items():
                 checks = {c.id: c for c in EXERCISES[assignment].checks}
-                submission = gb.find_submission(assignment, student)
+                try:
+                    submission = gb.find_submission(assignment, student)
+                except MissingEntry:
+                    missing.append((student, assignment, "no submission in the gradebook to score: nothing recorded"))
+                    continue
                 for notebook in submission.notebooks:
                     for grade in notebook.grades:
                         if grade.name not in checks:
@@ -86,7 +129,7 @@ def apply_reports(course: Path, reports: dict[str, dict[str, Report]]) -> list[s
                                          f"{grade.auto_score:g}, the trusted grading {score:g} (recorded)")
                         grade.auto_score = score
         gb.db.commit()
-    return notes
+    return notes, missing
 
 
 def record(course: Path, results: Path) -> dict:
@@ -94,9 +137,12 @@ def record(course: Path, results: Path) -> dict:
     reports, failed, unscored = collect(course, results)
     assignments = sorted({a for by in reports.values() for a in by})
     for assignment in assignments:
-        run_nbgrader(course, "autograde", assignment, "--no-execute", "--force", "--create",
-                     "--CourseDirectory.submitted_directory=executed")
-    notes = apply_reports(course, reports)
+        staged = sorted(s for s, by in reports.items() if assignment in by)
+        for student, why in sorted(nbgrader_record(course, assignment, staged).items()):
+            failed.append((student, assignment, why + "; its scores are the trusted report's where the gradebook "
+                           "has the submission"))
+    notes, missing = apply_reports(course, reports)  # always: no score the kernel printed stays in the gradebook
+    failed += missing
     out = course / "autograded"
     out.mkdir(exist_ok=True)
     with (out / FAILED_CSV).open("w", newline="") as f:
