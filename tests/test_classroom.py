@@ -14,6 +14,7 @@ is bubblewrap where it runs (.ci/run installs it), and the escape tests skip, sa
 
 import csv
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -325,7 +326,7 @@ def test_a_lost_unit_and_a_corrupt_notebook_are_reported_and_no_one_else_changes
 
 def test_a_notebook_nbgrader_cannot_record_and_an_unreadable_timestamp_stop_no_one(graded_class, tmp_path):
     """A sixth red team stopped the record step after nbgrader had written the kernel's scores (a forger's [PASS])
-    and before the trusted ones: with a timestamp.txt that is not a date, and with an executed notebook its
+    and before the trusted ones: with a timestamp.txt that is not a date (or a link), and with an executed notebook its
     sandboxed process rewrote with a cell nbgrader cannot record. Now nbgrader's failure costs that student's
     feedback notebook only (listed in failed.csv), the timestamp is ignored, and every score is the trusted one."""
     from nbgrader.api import Gradebook
@@ -339,6 +340,8 @@ def test_a_notebook_nbgrader_cannot_record_and_an_unreadable_timestamp_stop_no_o
                                                   "locked": False, "schema_version": 3}}})
     executed.write_text(json.dumps(nb))
     (course / "submitted" / "dave" / EX / "timestamp.txt").write_text("not a date\n")
+    os.mkfifo(tmp_path / "fifo")  # a read that never returns, had the record step followed the link
+    (course / "submitted" / "peggy" / EX / "timestamp.txt").symlink_to(tmp_path / "fifo")
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:  # the kernel's forged scores, as nbgrader wrote
         for grade in gb.find_submission(EX, "mallory").notebooks[0].grades:
             grade.auto_score = grade.max_score

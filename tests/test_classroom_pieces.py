@@ -136,3 +136,18 @@ def test_a_split_or_copied_cell_keeps_its_metadata_only_where_nbgrader_can_recor
     assert [c["metadata"].get("nbgrader", {}).get("grade_id") for c in out] == [None, "answer", None, None, "other"]
     assert [c["source"] for c in out] == ["a = 1", "b = a", "c = b", "d = c", "e = d"]  # the code, unchanged
     assert for_nbgrader(b"{ not json", frozenset()) == b"{ not json"  # the caller reports an unreadable file
+
+
+def test_a_submission_folders_timestamp_is_read_only_as_a_small_regular_file(tmp_path):
+    """A student's folder may hold any timestamp.txt: text that is no time stopped the record step in nbgrader,
+    a link to /dev/zero was copied without end, a link to a FIFO never returned (a sixth red team)."""
+    from autograder.tools.record import readable_timestamp
+
+    (tmp_path / "good").write_text("2026-11-25 10:00:00.123456 UTC\n")
+    (tmp_path / "words").write_text("not a date\n")
+    (tmp_path / "zero").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "to-fifo").symlink_to(tmp_path / "fifo")
+    assert readable_timestamp(tmp_path / "good") == "2026-11-25 10:00:00.123456 UTC"
+    for name in ("words", "zero", "fifo", "to-fifo"):
+        assert readable_timestamp(tmp_path / name) == "", name

@@ -129,6 +129,26 @@ def test_the_grader_loading_a_solution_compiles_and_times_nothing(exercise_id, m
     assert "us per call" not in out and "is not written yet" not in out
 
 
+def test_ipython_syntax_anywhere_in_a_cell_loads_and_does_nothing(tmp_path):
+    """What runs in Jupyter loads in the grader's worker: a magic inside a loop, assigned magics, shell escapes,
+    help requests, a cell magic whose body defines something (a red team's honest per-size %timeit loop was a
+    syntax error, the cell dropped and its function's checks scored 0)."""
+    import json
+
+    from autograder.core.submission import LOAD_ERRORS, load_namespace, notebook_code
+
+    cells = ["import math\ndef f(n):\n    return n + 1\nfor n in (1, 2):\n    %timeit -n 1 -r 1 f(n)\n",
+             "t = %timeit -o f(1)\nout = !ls\nf?\n!pip install nothing\nafter = f(2)\n",
+             "%%time\ndef g(n):\n    return 2 * n\n", "%matplotlib inline\nlast = g(after)\n"]
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": c, "outputs": []} for c in cells],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "magics.ipynb"
+    path.write_text(json.dumps(nb))
+    namespace = load_namespace(*notebook_code(path))
+    assert namespace[LOAD_ERRORS] == []
+    assert (namespace["t"], namespace["out"], namespace["after"], namespace["last"]) == (None, [], 3, 6)
+
+
 def test_the_cpu_benchmark_truth_follows_a_loaded_machine_but_not_calls_spaced_out():
     from autograder.exercises.ex01_eager_mode.spec import Truth, _paced_truth
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -23,6 +24,7 @@ import sys
 from pathlib import Path
 
 from autograder.core.protocol import Report
+from autograder.core.sandbox import open_regular
 from autograder.exercises import EXERCISES
 from autograder.tools.grade_student import RESULT
 from autograder.tools.notebooks import unreadable_reason
@@ -62,25 +64,30 @@ def collect(course: Path, results: Path):
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(unit / "autograded" / assignment, target)
             stamp = course / "submitted" / student / assignment / "timestamp.txt"
-            if stamp.exists():
-                if readable_timestamp(stamp):
-                    shutil.copy(stamp, target)
+            if os.path.lexists(stamp):
+                when = readable_timestamp(stamp)
+                if when:
+                    (target / "timestamp.txt").write_text(when)
                 else:  # nbgrader would fail on it (a red team's "not a date" stopped the whole record step)
-                    print(f"IGNORED {stamp}: not a time nbgrader can read (recorded without a timestamp)")
+                    print(f"IGNORED {stamp}: not a regular file holding a time nbgrader can read (recorded without "
+                          "a timestamp)")
             reports.setdefault(student, {})[assignment] = report
     return reports, failed, unscored
 
 
-def readable_timestamp(path: Path) -> bool:
-    """Whether nbgrader can read the submission time in ``path`` (a student's folder may hold any file)."""
+def readable_timestamp(path: Path) -> str:
+    """The submission time in ``path`` if nbgrader can read it, else ''. A student's folder may hold anything
+    there: a link (to /dev/zero, copied without end; to a FIFO, a read that never returns), or text that is no
+    time at all; so it is read as a regular file only, never through a link, and at most 200 bytes of it."""
     from nbgrader.utils import parse_utc
 
     try:
-        with path.open(errors="strict") as f:
-            parse_utc(f.read(200).strip())
-        return True
-    except Exception:  # dateutil's ParserError, ValueError, OverflowError, UnicodeDecodeError...
-        return False
+        with open_regular(path) as f:
+            text = f.read(200).decode().strip()
+        parse_utc(text)
+        return text
+    except Exception:  # a link, not a file, dateutil's ParserError, ValueError, OverflowError, UnicodeDecodeError
+        return ""
 
 
 FAILED_LINE = re.compile(r"There was an error processing assignment '([^']*)' for student '([^']*)'")
