@@ -1,6 +1,7 @@
 """The two sides of a grading, on workloads of known behaviour: the judge times, reads and decides; the worker
 runs the submission and is believed only where it is checked."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -91,23 +92,30 @@ def double(x):
     assert hits == [0]
 
 
-def test_the_worker_is_paused_while_the_baseline_runs():
-    source = "import threading, time\nticks = []\ndef tick():\n    while True:\n        ticks.append(time.time())\n" \
-             "        time.sleep(0.001)\nthreading.Thread(target=tick, daemon=True).start()\n"
+@contextlib.contextmanager
+def _loaded(source: str, entry_points: list[str] = ()):
+    """A real worker process (Session.spawn) with ``source`` loaded; closed, with all it started, at the end."""
     with tempfile.TemporaryDirectory() as scratch:
         session = Session.spawn(timeout=60, scratch=Path(scratch))
         try:
             session.call("hello")
-            session.call("load", sources=[source], entry_points=["ticks"])
-            session.pause()
-            start = time.time()
-            time.sleep(0.3)
-            stop = time.time()
-            session.resume()
-            time.sleep(0.05)
-            ticks = session.invoke(Fn("autograder.core.blocks:same"), Entry("ticks")).value["value"]
+            session.call("load", sources=[source], entry_points=list(entry_points))
+            yield session
         finally:
             session.close()
+
+
+def test_the_worker_is_paused_while_the_baseline_runs():
+    source = "import threading, time\nticks = []\ndef tick():\n    while True:\n        ticks.append(time.time())\n" \
+             "        time.sleep(0.001)\nthreading.Thread(target=tick, daemon=True).start()\n"
+    with _loaded(source, ["ticks"]) as session:
+        session.pause()
+        start = time.time()
+        time.sleep(0.3)
+        stop = time.time()
+        session.resume()
+        time.sleep(0.05)
+        ticks = session.invoke(Fn("autograder.core.blocks:same"), Entry("ticks")).value["value"]
     assert not [t for t in ticks if start + 0.02 < t < stop - 0.02]  # not one tick while paused
     assert any(t > stop for t in ticks)  # and ticking again after
 
@@ -119,23 +127,17 @@ def test_a_child_that_left_the_workers_process_group_is_paused_too(tmp_path):
     source = ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True:\n"  # each beat replaces the
               f"        open({str(beat)!r} + '.new', 'w').write(str(time.time()))\n"  # file whole: never read half
               f"        os.replace({str(beat)!r} + '.new', {str(beat)!r})\n        time.sleep(0.005)\n")
-    with tempfile.TemporaryDirectory() as scratch:
-        session = Session.spawn(timeout=60, scratch=Path(scratch))
-        try:
-            session.call("hello")
-            session.call("load", sources=[source], entry_points=[])
-            time.sleep(0.3)
-            assert beat.exists()
-            session.pause()
-            time.sleep(0.05)
-            paused_at = time.time()
-            time.sleep(0.3)
-            last = float(beat.read_text() or 0)
-            session.resume()
-            time.sleep(0.2)
-            after = float(beat.read_text() or 0)
-        finally:
-            session.close()
+    with _loaded(source) as session:
+        time.sleep(0.3)
+        assert beat.exists()
+        session.pause()
+        time.sleep(0.05)
+        paused_at = time.time()
+        time.sleep(0.3)
+        last = float(beat.read_text() or 0)
+        session.resume()
+        time.sleep(0.2)
+        after = float(beat.read_text() or 0)
     assert last < paused_at, "the escaped child kept running while the worker was paused"
     assert after > paused_at + 0.3  # and runs again after
 
@@ -161,21 +163,15 @@ def test_a_double_forked_process_is_paused_and_killed_with_the_worker(tmp_path):
               f"            open({str(beat)!r} + '.new', 'w').write(str(time.time()))\n"
               f"            os.replace({str(beat)!r} + '.new', {str(beat)!r})\n            time.sleep(0.005)\n"
               "    os._exit(0)\n")
-    with tempfile.TemporaryDirectory() as scratch:
-        session = Session.spawn(timeout=60, scratch=Path(scratch))
-        try:
-            session.call("hello")
-            session.call("load", sources=[source], entry_points=[])
-            time.sleep(0.5)
-            orphan = int(pid_file.read_text())
-            session.pause()
-            time.sleep(0.05)
-            paused_at = time.time()
-            time.sleep(0.3)
-            last = float(beat.read_text() or 0)
-            assert session.resume() <= 0.02
-        finally:
-            session.close()
+    with _loaded(source) as session:
+        time.sleep(0.5)
+        orphan = int(pid_file.read_text())
+        session.pause()
+        time.sleep(0.05)
+        paused_at = time.time()
+        time.sleep(0.3)
+        last = float(beat.read_text() or 0)
+        assert session.resume() <= 0.02
     assert last < paused_at, "the double-forked process kept running while the worker was paused"
     time.sleep(0.2)
     assert not os.path.exists(f"/proc/{orphan}") or _task_states([orphan]) in ([], ["Z"]), "it outlived the grading"
@@ -188,22 +184,16 @@ def test_the_pause_waits_until_a_process_inside_a_long_system_call_has_stopped()
     source = ("import mmap, os\nif os.fork() == 0:\n    while True:\n"
               "        m = mmap.mmap(-1, 4 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | mmap.MAP_POPULATE, "
               "prot=mmap.PROT_READ)\n        m.close()\n")
-    with tempfile.TemporaryDirectory() as scratch:
-        session = Session.spawn(timeout=60, scratch=Path(scratch))
-        try:
-            session.call("hello")
-            session.call("load", sources=[source], entry_points=[])
-            time.sleep(0.5)
-            for _ in range(3):
-                session.pause()
-                states = _task_states(session.processes())
-                time.sleep(0.2)
-                ran = session.resume()
-                assert states and set(states) <= set("TtZX"), states
-                assert ran <= 0.02, f"{ran:.2f} s of CPU while paused"
-                time.sleep(0.1)
-        finally:
-            session.close()
+    with _loaded(source) as session:
+        time.sleep(0.5)
+        for _ in range(3):
+            session.pause()
+            states = _task_states(session.processes())
+            time.sleep(0.2)
+            ran = session.resume()
+            assert states and set(states) <= set("TtZX"), states
+            assert ran <= 0.02, f"{ran:.2f} s of CPU while paused"
+            time.sleep(0.1)
 
 
 def test_the_judge_never_unpickles_what_the_worker_sends():
