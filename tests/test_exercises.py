@@ -209,3 +209,20 @@ def test_the_compile_budget_is_the_instructors_when_set_and_a_bad_value_says_wha
     monkeypatch.setenv(spec.BUDGET_ENV, "a minute")
     with pytest.raises(ValueError, match="give the compile budget in seconds"):
         spec.compile_budget_s()
+
+
+def test_exercise_04_times_only_a_stack_without_graph_breaks():
+    """The unchanged BrokenBlock, compiled with its breaks, reached 1.59x over eager on an H100: past the 1.5x
+    gate. The speed check grades no_graph_breaks first and times nothing for a stack that still breaks."""
+    ex = EXERCISES["04_graph_breaks"]
+    original = next(c for c in cases.cases(ex.id) if c.name == "original")
+    report = grade_file(ex, solution(ex.id), overrides=[original.path], only=["speed"],
+                        policy=Policy(allow_skip=True))
+    assert [r.id for r in report.results] == ["no_graph_breaks", "speed"]
+    speed = report.result("speed")
+    assert speed.status == "failed" and speed.message.startswith("not timed: the speed gate counts a stack that "
+                                                                 "compiles to one graph"), speed.line()
+    assert "speedup" not in speed.details
+    honest = grade_file(ex, solution(ex.id), only=["speed"], policy=Policy(allow_skip=True))
+    assert honest.result("no_graph_breaks").passed
+    assert honest.result("speed").status == "skipped" and "CUDA GPU" in honest.result("speed").message
