@@ -1,5 +1,7 @@
 """gpu-check's bookkeeping (the GPU runs themselves happen in `make gpu-check` on a CUDA machine)."""
 
+from pathlib import Path
+
 from autograder.core.protocol import CheckResult, Report
 from autograder.tools.gpu_check import RawRuns, summarise
 
@@ -78,3 +80,48 @@ def test_cases_graded_on_a_clock_are_the_ones_graded_one_at_a_time():
     # rejected on values alone: graded several at a time
     assert not timed(by_name["03_compile_modes/no_clone"])
     assert not timed(by_name["06_cuda_graphs/no_copy"])
+
+
+def test_several_gpus_share_the_runs_the_cases_and_the_cores_without_overlap():
+    from types import SimpleNamespace
+
+    from autograder.tools.gpu_check import child_argv, core_shares, selected_cases, split_cases, split_runs, timed
+
+    assert split_runs(20, 3) == [7, 7, 6] and split_runs(1, 2) == [1, 0]
+    assert core_shares(2, list(range(33))) == [list(range(16)), list(range(16, 32))]  # a spare core stays idle
+    cases = selected_cases(["01_eager_mode", "03_compile_modes"], gpu_specific=True)
+    shares = split_cases(cases, 2)
+    assert sorted(shares[0] + shares[1]) == sorted(f"{c.exercise}/{c.name}" for c in cases)
+    n_timed = [sum(timed(c) for c in cases if f"{c.exercise}/{c.name}" in share) for share in shares]
+    assert abs(n_timed[0] - n_timed[1]) <= 1  # the slow, one-at-a-time cases are dealt evenly
+    args = SimpleNamespace(part=None, case_runs=1, jobs=3, exercise=["03_compile_modes"])
+    argv = child_argv(args, 0, ["03_compile_modes/eager"], Path("/o"))
+    assert argv == ["--out", "/o", "--runs", "0", "--case-runs", "1", "--jobs", "3", "--exercise",
+                    "03_compile_modes", "--part", "cases", "--case", "03_compile_modes/eager"]
+    assert child_argv(args, 0, [], Path("/o")) == []  # nothing to grade on that GPU: no process at all
+
+
+def test_runs_recorded_on_several_gpus_merge_into_one_file_per_submission(tmp_path):
+    from autograder.tools.gpu_check import merge_runs
+
+    sources = []
+    for i, speedups in enumerate([(2.0, 3.0), (4.0,)]):
+        path, reports = RawRuns(tmp_path / f"gpu{i}", accumulate=False).start("01_eager_mode", "reference")
+        for s in speedups:
+            RawRuns.add(path, reports, _report(s, True))
+        (tmp_path / f"gpu{i}" / "gpu-check.log").write_text(f"log of gpu {i}\n")
+        sources.append(tmp_path / f"gpu{i}")
+    out = tmp_path / "out"
+    old, _ = RawRuns(out, accumulate=False).start("01_eager_mode", "reference")
+    RawRuns.add(old, [], _report(9.0, True))  # an earlier sitting's run: replaced, not kept
+    merge_runs(sources, out, accumulate=False)
+    _, merged = RawRuns(out, accumulate=True).start("01_eager_mode", "reference")
+    assert [_speed_of(r) for r in merged] == [2.0, 3.0, 4.0]
+    merge_runs(sources[1:], out, accumulate=True)
+    _, again = RawRuns(out, accumulate=True).start("01_eager_mode", "reference")
+    assert [_speed_of(r) for r in again] == [2.0, 3.0, 4.0, 4.0]
+    assert "log of gpu 0" in (out / "gpu-check.log").read_text()
+
+
+def _speed_of(report: Report) -> float:
+    return report.results[0].details["speedup"]

@@ -5,6 +5,10 @@ where no check the case is graded on rests on the clock, one at a time where one
 benchmarks/gpu-results.json (a fixed contract, read by outside tools) and benchmarks/gpu-results.md.
 
     python -m autograder.tools.gpu_check [--runs 20] [--case-runs 20] [--jobs 4] [--exercise 01_eager_mode ...]
+
+On a host with several GPUs, ``--gpus N`` runs N such checks at once, each on its own GPU and its own share of the
+CPU cores (the layout of ``make autograde WORKERS=N``), splitting the references' runs and the cases between
+them, then merges their recorded runs and rebuilds the tables.
 """
 
 from __future__ import annotations
@@ -14,8 +18,12 @@ import concurrent.futures
 import datetime
 import json
 import multiprocessing
+import os
+import signal
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -159,9 +167,7 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
     time, like the references; last the cases that touch the grader's own files (every check at stake), so they
     cannot disturb the others' gradings. ``gpu_specific``: only the cases whose verdict a GPU changes (the CPU
     suite runs the rest). ``names``: only these cases (``exercise/name``)."""
-    todo = [c for c in case_files.cases(device="gpu") if c.exercise in exercise_ids and c.outcome != "secret-hidden"
-            and (not gpu_specific or c.device == "gpu" or c.gpu_checks)
-            and (not names or f"{c.exercise}/{c.name}" in names)]
+    todo = selected_cases(exercise_ids, gpu_specific, names)
     last = [c for c in todo if "*" in c.checks]
     serial = [c for c in todo if c not in last and timed(c)]
     parallel = [c for c in todo if c not in last and c not in serial]
@@ -191,6 +197,13 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
         finally:
             (Path(__file__).resolve().parents[1] / "zz_redteam_injected.py").unlink(missing_ok=True)
     return out
+
+
+def selected_cases(exercise_ids, gpu_specific: bool = False, names: list[str] | None = None) -> list:
+    """The cases a GPU grades: of these exercises, only the GPU-specific ones if asked, only ``names`` if given."""
+    return [c for c in case_files.cases(device="gpu") if c.exercise in exercise_ids and c.outcome != "secret-hidden"
+            and (not gpu_specific or c.device == "gpu" or c.gpu_checks)
+            and (not names or f"{c.exercise}/{c.name}" in names)]
 
 
 def case_verdict(summary: dict) -> str:
@@ -315,6 +328,129 @@ def rebuild(out: Path) -> int:
     return 0
 
 
+def gate_failures(results: dict) -> list[str]:
+    """What makes gpu-check fail: a case not graded as promised, a reference failing, a wrong approach passing."""
+    bad = [f"{k}: {v}" for k, v in results["redteam_gpu"].items() if v.startswith("WRONG")]
+    for ex, res in results["exercises"].items():
+        ref = res.get("reference")
+        if ref and ref["passed"] != ref["runs"]:
+            bad.append(f"{ex} reference passed {ref['passed']}/{ref['runs']}")
+        bad += [f"{ex} wrong {n} passed {s['passed']}" for n, s in res.get("wrong", {}).items() if s["passed"]]
+    return bad
+
+
+def start_results(out: Path) -> dict:
+    """This sitting's results, merged into out/gpu-results.json when that was written on this GPU and torch."""
+    json_path = out / "gpu-results.json"
+    previous = json.loads(json_path.read_text()) if json_path.exists() else {}
+    if previous and (previous.get("gpu"), previous.get("torch")) != (torch.cuda.get_device_name(), torch.__version__):
+        previous = {}  # another GPU or torch: nothing to merge with
+    results = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+               "date": datetime.date.today().isoformat(), "exercises": dict(previous.get("exercises", {})),
+               "redteam_gpu": dict(previous.get("redteam_gpu", {})), "cases": dict(previous.get("cases", {}))}
+    if previous.get("notes"):  # what a maintainer wrote about these figures' provenance: kept as it is
+        results["notes"] = previous["notes"]
+    if previous.get("classroom"):  # written by the classroom run, not by this check: kept as it is
+        results["classroom"] = previous["classroom"]
+    return results
+
+
+def split_runs(runs: int, n: int) -> list[int]:
+    """``runs`` gradings over n GPUs, as evenly as they go: 20 over 3 is 7, 7, 6."""
+    return [runs // n + (1 if i < runs % n else 0) for i in range(n)]
+
+
+def core_shares(n: int, cores: list[int] | None = None) -> list[list[int]]:
+    """This process's CPU cores in n equal, disjoint shares (the cores left over go unused, as in a class)."""
+    cores = sorted(os.sched_getaffinity(0)) if cores is None else sorted(cores)
+    per = len(cores) // n
+    if per < 1:
+        raise SystemExit(f"--gpus {n}: only {len(cores)} CPU cores here, fewer than one per GPU")
+    return [cores[i * per:(i + 1) * per] for i in range(n)]
+
+
+def split_cases(cases: list, n: int) -> list[list[str]]:
+    """``exercise/name`` of the cases, dealt round the n GPUs with the timed ones first (graded one at a time,
+    they take most of the wall time), so each GPU gets its share of both kinds."""
+    ordered = sorted(cases, key=lambda c: not timed(c))
+    return [[f"{c.exercise}/{c.name}" for c in ordered[i::n]] for i in range(n)]
+
+
+def child_argv(args, runs: int, names: list[str], out: Path) -> list[str]:
+    """The gpu-check one GPU runs: its share of the references' runs and of the cases."""
+    parts = set(args.part or ["reference", "cases"])
+    argv = ["--out", str(out), "--runs", str(runs), "--case-runs", str(args.case_runs), "--jobs", str(args.jobs)]
+    argv += [a for ex in (args.exercise or []) for a in ("--exercise", ex)]
+    if "reference" in parts and runs:
+        argv += ["--part", "reference"]
+    if "cases" in parts and names:
+        argv += ["--part", "cases"] + [a for name in names for a in ("--case", name)]
+    return argv if "--part" in argv else []
+
+
+def merge_runs(sources: list[Path], out: Path, accumulate: bool) -> None:
+    """Every source's recorded runs into out/gpu-runs, file by file (appended where --accumulate, or where
+    another source of this sitting wrote the file first), and their logs onto out/gpu-check.log."""
+    (out / "gpu-runs").mkdir(parents=True, exist_ok=True)
+    written: set[str] = set()
+    for source in sources:
+        for path in sorted((source / "gpu-runs").glob("*.jsonl")):
+            mode = "a" if accumulate or path.name in written else "w"
+            with open(out / "gpu-runs" / path.name, mode) as f:
+                f.write(path.read_text())
+            written.add(path.name)
+        if (source / "gpu-check.log").exists():
+            with open(out / "gpu-check.log", "a") as log:
+                log.write(f"# -- {source.name}\n" + (source / "gpu-check.log").read_text())
+
+
+def fan_out(args, n: int) -> int:
+    """``--gpus n``: n gpu-checks at once, one per GPU, each pinned to its share of the cores; then one merge."""
+    if torch.cuda.device_count() < n:
+        print(f"--gpus {n}: this host has {torch.cuda.device_count()} CUDA GPU(s)", file=sys.stderr)
+        return 2
+    exercise_ids = args.exercise or sorted(EXERCISES)
+    parts = set(args.part or ["reference", "cases"])
+    names = split_cases(selected_cases(exercise_ids, args.gpu_specific, args.case) if "cases" in parts else [], n)
+    runs = split_runs(args.runs if "reference" in parts else 0, n)
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    devices = visible.split(",") if visible else [str(i) for i in range(n)]
+    args.out.mkdir(parents=True, exist_ok=True)
+    results = start_results(args.out)
+    (args.out / "gpu-results.json").write_text(json.dumps(results, indent=1) + "\n")
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="gpu-check-") as tmp:
+        children, sources = [], []
+        for i, cores in enumerate(core_shares(n)):
+            argv = child_argv(args, runs[i], names[i], Path(tmp) / f"gpu{i}")
+            if not argv:
+                continue
+            env = dict(os.environ, CUDA_VISIBLE_DEVICES=devices[i], OMP_NUM_THREADS=str(len(cores)))
+            children.append(subprocess.Popen([sys.executable, "-m", "autograder.tools.gpu_check", *argv], env=env,
+                                             start_new_session=True,  # its judges and workers: one group to stop
+                                             preexec_fn=lambda cores=cores: os.sched_setaffinity(0, cores)))
+            sources.append(Path(tmp) / f"gpu{i}")
+        for child in children:
+            try:
+                child.wait(timeout=max(args.deadline - (time.perf_counter() - start), 1) if args.deadline else None)
+            except subprocess.TimeoutExpired:  # a grading in flight is lost; every finished one is on disk
+                print(f"--deadline {args.deadline:g} s: stopping the gpu-check on GPU {children.index(child)}",
+                      file=sys.stderr)
+                os.killpg(child.pid, signal.SIGKILL)
+                child.wait()
+        merge_runs([s for s in sources if s.exists()], args.out, args.accumulate)
+    rebuild(args.out)
+    results = json.loads((args.out / "gpu-results.json").read_text())
+    results["wall_s"] = round(time.perf_counter() - start, 1)
+    (args.out / "gpu-results.json").write_text(json.dumps(results, indent=1) + "\n")
+    bad = gate_failures(results)
+    with open(args.out / "gpu-check.log", "a") as log:
+        for line in bad:
+            print(f"GATE: {line}")
+            log.write(f"GATE: {line}\n")
+    return 1 if bad or any(c.returncode not in (0, 1) for c in children) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.tools.gpu_check", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="gradings of each reference solution")
@@ -333,6 +469,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="only these cases (e.g. 03_compile_modes/deferred_compile)")
     parser.add_argument("--accumulate", action="store_true",
                         help="add these runs to the ones recorded in --out/gpu-runs instead of starting over")
+    parser.add_argument("--gpus", type=int, default=1,
+                        help="GPUs of this host to use at once, each with its share of the CPU cores and of the "
+                             "runs and cases (the layout of make autograde WORKERS=N)")
+    parser.add_argument("--deadline", type=float, default=0,
+                        help="with --gpus: seconds after which the checks still running are stopped and what they "
+                             "recorded is merged (for a host that limits a command's time)")
     parser.add_argument("--rebuild", action="store_true",
                         help="no GPU needed: recompute the summaries in --out from the recorded runs")
     args = parser.parse_args(argv)
@@ -342,21 +484,14 @@ def main(argv: list[str] | None = None) -> int:
     if not torch.cuda.is_available():
         print("make gpu-check needs a CUDA GPU: torch.cuda.is_available() is False here", file=sys.stderr)
         return 2
+    if args.gpus > 1:
+        return fan_out(args, args.gpus)
     exercise_ids = args.exercise or sorted(EXERCISES)
     args.out.mkdir(parents=True, exist_ok=True)
     raw = RawRuns(args.out, args.accumulate)
     start = time.perf_counter()
     json_path = args.out / "gpu-results.json"
-    previous = json.loads(json_path.read_text()) if json_path.exists() else {}
-    if previous and (previous.get("gpu"), previous.get("torch")) != (torch.cuda.get_device_name(), torch.__version__):
-        previous = {}  # another GPU or torch: nothing to merge with
-    results = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
-               "date": datetime.date.today().isoformat(), "exercises": dict(previous.get("exercises", {})),
-               "redteam_gpu": dict(previous.get("redteam_gpu", {})), "cases": dict(previous.get("cases", {}))}
-    if previous.get("notes"):  # what a maintainer wrote about these figures' provenance: kept as it is
-        results["notes"] = previous["notes"]
-    if previous.get("classroom"):  # written by the classroom run, not by this check: kept as it is
-        results["classroom"] = previous["classroom"]
+    results = start_results(args.out)
 
     with open(args.out / "gpu-check.log", "a") as log_file:
         def log(line):
@@ -379,12 +514,7 @@ def main(argv: list[str] | None = None) -> int:
         results["wall_s"] = round(time.perf_counter() - start, 1)
         save()
         log(markdown(results))
-        bad = [f"{k}: {v}" for k, v in results["redteam_gpu"].items() if v.startswith("WRONG")]
-        for ex, res in results["exercises"].items():
-            ref = res.get("reference")
-            if ref and ref["passed"] != ref["runs"]:
-                bad.append(f"{ex} reference passed {ref['passed']}/{ref['runs']}")
-            bad += [f"{ex} wrong {n} passed {s['passed']}" for n, s in res.get("wrong", {}).items() if s["passed"]]
+        bad = gate_failures(results)
         for line in bad:
             log(f"GATE: {line}")
     return 1 if bad else 0
