@@ -66,6 +66,55 @@ import torch
     assert "changed after it had returned" in result.message or "differs" in result.message
 
 
+def _kept_speed(ctx: GradeContext):
+    timed = Timed(args=lambda gen, i: (torch.randn(8, generator=gen),), tol=TOL, min_block_s=0.03, keep=True)
+    return speed_check(ctx, sleepy_double, Entry("double"), timed, name="double")
+
+
+KEPT = Exercise("99_kept", "outputs kept", ("double",), (Check("speed", "speed", 1, _kept_speed, ("double",),
+                                                               kind="speed"),), "a 6 ms sleep")
+STATIC_OUTPUT = """
+import sys, time, torch
+import autograder.core.blocks as _blocks
+_worker = sys.modules["autograder.core.worker"]
+_buf = {}
+def double(x):  # one output buffer, overwritten by every call
+    time.sleep(0.002)
+    out = _buf.setdefault(x.shape, torch.empty_like(x))
+    return out.copy_(x * 2)
+"""
+
+
+def test_outputs_a_block_must_keep_are_collected_into_slots_dealt_after_the_calls():
+    """A red team's cheat (seventh): a function that overwrites one output buffer rebound the worker's run_block
+    to copy every output out at once, so the kept outputs the judge read were each call's own (it passed). Now
+    the worker learns where each kept output goes only after the calls, and in an order dealt then: copying
+    early, even into the slots it would guess, leaves outputs where the judge does not read them."""
+    assert grade_source("import time\ndef double(x):\n    time.sleep(0.002)\n    return x * 2\n",
+                        KEPT).result("speed").status == PASSED
+    assert "differs" in grade_source(STATIC_OUTPUT, KEPT).result("speed").message  # the plain overwrite
+    copy_at_once = STATIC_OUTPUT + """
+def _run_block(fn, calls, outs, *, chain=None, keep=False, finish=None, device=None):
+    return _blocks.run_block(fn, calls, outs, chain=chain, keep=False, finish=finish, device=device)
+_worker.run_block = _run_block
+"""
+    assert grade_source(copy_at_once, KEPT).result("speed").status == "failed"
+    guess_the_slots = STATIC_OUTPUT + """
+def _run_block(fn, calls, outs, *, chain=None, keep=False, finish=None, device=None):
+    if outs is not None or not keep:
+        return _blocks.run_block(fn, calls, outs, chain=chain, keep=keep, finish=finish, device=device)
+    pool = next(p for p in _worker._SERVING.pools.values() if bool(p.reshape(-1)[0].isnan()))  # NaN: outputs
+    for i, args in enumerate(calls):  # where slots were allocated, one after another
+        out = fn(*args)
+        pool.reshape(-1)[i * out.numel():(i + 1) * out.numel()].copy_(out.reshape(-1))
+    return []
+_worker.run_block = _run_block
+_worker.collect = lambda kept, outs: None
+"""
+    result = grade_source(guess_the_slots, KEPT).result("speed")
+    assert result.status == "failed" and "differs" in result.message, result.line()
+
+
 def test_a_cache_keyed_on_anything_never_hits_because_every_call_gets_new_inputs():
     source = """
 import time

@@ -83,3 +83,18 @@ def test_a_learners_function_is_shipped_with_its_helpers_imports_and_constants()
     fresh: dict = {}
     exec(source, fresh)  # noqa: S102 - the shipped code must define make again on its own
     assert float(fresh["make"](None, 1)(torch.tensor([-1.0, 2.0])).sum()) == 6.0
+
+
+def test_names_imported_from_modules_and_plain_constants_travel_with_the_function():
+    """A seventh red team's honest solution (06): `from torch.cuda import CUDAGraph, Stream, ...`, as torch's docs
+    write it, lost those names in the fresh process (NameError), and so would a dict or a device constant."""
+    ns = load_namespace("import torch\nfrom collections import OrderedDict as OD\nfrom math import sqrt\n"
+                        "from torch.nn.functional import relu\nCFG = {'scale': 2.0, 'names': ('a', 'b')}\n"
+                        "DT, DEV = torch.float64, torch.device('cpu')\n",
+                        "def make(n):\n    d = OD(a=sqrt(n))\n    x = torch.tensor([-1.0, d['a']], dtype=DT, "
+                        "device=DEV)\n    return relu(x) * CFG['scale']\n")
+    source = closure_source(ns["make"], ns)
+    fresh: dict = {}
+    exec(source, fresh)  # noqa: S102 - the shipped code must define make again on its own
+    out = fresh["make"](9)
+    assert out.dtype == torch.float64 and out.tolist() == [0.0, 6.0]

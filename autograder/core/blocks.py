@@ -5,7 +5,10 @@ Each call reads its inputs from slots of the judge's input pool; with ``chain`` 
 from the previous call's output (``x = chain(fresh, previous)``), so no call's input exists before the call
 before it has finished: a block cannot be computed ahead in one batch. Each output is copied into its slot of
 the judge's output pool: at once (an output may be reused by the next call, as CUDA graphs do), or at the end
-of the block (``keep``: every output must still hold its values when the block ends).
+of the block (``keep``: every output must still hold its values when the block ends). In the worker a kept
+block is two requests: the calls, then ``collect`` into slots the judge deals out only after the calls, so code
+that copied each output out early (a rebound run_block) would not know where to put it: whatever runs in the
+worker pays a copy of every output after the calls, as the honest path does.
 """
 
 from __future__ import annotations
@@ -63,10 +66,11 @@ def copy_output(slot: torch.Tensor, out, index: int | None = None) -> None:
     slot.copy_(out.detach())
 
 
-def run_block(fn, calls: list[list], outs: list[torch.Tensor], *, chain=None, keep: bool = False,
-              finish=None, device=None) -> None:
+def run_block(fn, calls: list[list], outs: list[torch.Tensor] | None, *, chain=None, keep: bool = False,
+              finish=None, device=None) -> list:
     """Call ``fn`` once per entry of ``calls`` (argument lists), writing each output into ``outs``; then run
-    ``finish()`` (copy a model's weights out, say) and wait for the device."""
+    ``finish()`` (copy a model's weights out, say) and wait for the device. With ``keep`` and no ``outs`` (the
+    worker's side of a kept block), returns the outputs for ``collect``."""
     previous, kept = None, []
     for index, args in enumerate(calls):
         if chain is not None and previous is not None:
@@ -77,11 +81,20 @@ def run_block(fn, calls: list[list], outs: list[torch.Tensor], *, chain=None, ke
         else:
             copy_output(outs[index], out, index)
         previous = out
-    for index, out in enumerate(kept):
-        copy_output(outs[index], out, index)
+    if keep and outs is not None:
+        collect(kept, outs)
     if finish is not None:
         finish()
     synchronize(device)
+    return kept if outs is None else []
+
+
+def collect(kept: list, outs: list[torch.Tensor]) -> None:
+    """Every kept output of a block into its slot, as the block ends."""
+    if len(kept) != len(outs):
+        raise OutputError(f"the block kept {len(kept)} outputs for {len(outs)} slots")
+    for index, (slot, out) in enumerate(zip(outs, kept, strict=True)):
+        copy_output(slot, out, index)
 
 
 def same(x):

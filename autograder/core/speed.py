@@ -181,9 +181,15 @@ class _Runner:
         t0 = _perf_counter()
         if self.remote is not None:
             finish = (Fn(timed.finish), [self.model, finish_slot]) if timed.finish else None
-            reply = ctx.session.call("block", fn=self.remote, calls=call_slots, outs=out_slots,
+            reply = ctx.session.call("block", fn=self.remote, calls=call_slots,
+                                     outs=None if timed.keep else out_slots,
                                      chain=Fn(timed.chain) if timed.chain else None, keep=timed.keep, finish=finish,
                                      no_grad=timed.no_grad, device=str(ctx.device), stance=timed.stance)
+            if timed.keep and "error" not in reply:
+                # Which slot takes which call's output is dealt now, after the calls (see blocks.py).
+                out_slots = self._deal(out_slots)
+                reply = {**ctx.session.call("collect", outs=out_slots, device=str(ctx.device)),
+                         "seconds": reply.get("seconds")}
         else:
             finish = None
             if timed.finish:
@@ -212,6 +218,17 @@ class _Runner:
         if self.remote is not None:
             self._check_block(call_slots, out_slots, finish_slot, inputs_digest, seen)
         return seconds
+
+    def _deal(self, slots: list) -> list:
+        """The slots in a new order, shuffled among slots of the same shape: nothing in the worker knew it."""
+        dealt = list(slots)
+        for shape in {s.shape for s in slots}:
+            where = [i for i, s in enumerate(slots) if s.shape == shape]
+            order = [slots[i] for i in where]
+            self.rng.shuffle(order)
+            for i, slot in zip(where, order, strict=True):
+                dealt[i] = slot
+        return dealt
 
     def _fail_reply(self, error) -> None:
         from autograder.core.grading import RemoteError

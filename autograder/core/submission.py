@@ -129,8 +129,10 @@ def load_namespace(*sources: str) -> dict:
 
 def closure_source(fn, namespace: dict) -> str:
     """Python source that defines ``fn`` again in a fresh process: the modules ``namespace`` imported, the
-    user-defined functions and classes ``fn`` names (followed recursively), simple constants, then ``fn``.
-    Raises SubmissionError where a source cannot be found (a function built at run time, a lambda...)."""
+    user-defined functions and classes ``fn`` names (followed recursively), what it names that was imported from
+    a module (``from torch.cuda import CUDAGraph``), simple constants (numbers, strings, lists, tuples and dicts of
+    them, torch dtypes and devices), then ``fn``. Raises SubmissionError where a source cannot be found (a
+    function built at run time, a lambda...)."""
     imports, constants, defs, seen = [], [], [], set()
 
     def names_of(obj) -> set[str]:
@@ -155,6 +157,8 @@ def closure_source(fn, namespace: dict) -> str:
                 defs.append(_source(value))
             elif _literal(value):
                 constants.append(f"{name} = {value!r}")
+            elif (found := _importable(value)) is not None:
+                constants.append(f"{name} = {found}")
 
     for name, value in namespace.items():
         if isinstance(value, types.ModuleType) and not name.startswith("_"):
@@ -168,7 +172,32 @@ def closure_source(fn, namespace: dict) -> str:
 def _literal(value) -> bool:
     if isinstance(value, (tuple, list)):
         return all(_literal(v) for v in value)
+    if isinstance(value, dict):
+        return all(_literal(k) and _literal(v) for k, v in value.items())
     return isinstance(value, (int, float, str, bool)) or value is None
+
+
+def _importable(value) -> str | None:
+    """An expression that gets ``value`` again in a fresh process: an object a module defines (reached through
+    the module, as the learner's `from ... import` reached it), or a torch dtype or device; else None."""
+    import functools
+    import importlib
+
+    import torch
+
+    if isinstance(value, torch.dtype):
+        return f"__import__('torch').{str(value).removeprefix('torch.')}"
+    if isinstance(value, torch.device):
+        return f"__import__('torch').device({str(value)!r})"
+    module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
+    if not (isinstance(module, str) and isinstance(qualname, str)) or "<" in qualname or module == "__main__":
+        return None
+    try:
+        if functools.reduce(getattr, qualname.split("."), importlib.import_module(module)) is not value:
+            return None
+    except (ImportError, AttributeError):
+        return None
+    return f"__import__('importlib').import_module({module!r}).{qualname}"
 
 
 def _source(obj) -> str:

@@ -18,7 +18,7 @@ import traceback
 import torch
 
 from autograder.core import settings
-from autograder.core.blocks import OutputError, copy_output, describe, run_block
+from autograder.core.blocks import OutputError, collect, copy_output, describe, run_block
 from autograder.core.compile_events import capture_compile_events
 from autograder.core.submission import SUBMISSION_FILE, SubmissionError, load_namespace
 from autograder.core.timing import synchronize
@@ -107,6 +107,7 @@ class Worker:
         self.config0 = settings.compiler_config()
         self.capture = None
         self.events = None
+        self.kept: list = []  # a kept block's outputs, until the judge names their slots (op_collect)
 
     # ---- resolving what the judge names ----
     def resolve(self, item):
@@ -212,7 +213,7 @@ class Worker:
     def op_block(self, msg):
         fn = self.resolve(msg["fn"])
         calls = [self.resolve(args) for args in msg["calls"]]
-        outs = [self.resolve(s) for s in msg["outs"]]
+        outs = [self.resolve(s) for s in msg["outs"]] if msg.get("outs") is not None else None
         chain = self.resolve(msg["chain"]) if msg.get("chain") else None
         finish = None
         if msg.get("finish"):
@@ -224,12 +225,21 @@ class Worker:
         with torch.no_grad() if msg.get("no_grad") else _nullcontext(), stance:
             start = time.perf_counter()
             try:
-                run_block(fn, calls, outs, chain=chain, keep=msg.get("keep", False), finish=finish,
-                          device=msg.get("device"))
+                self.kept = run_block(fn, calls, outs, chain=chain, keep=msg.get("keep", False), finish=finish,
+                                      device=msg.get("device"))
             except OutputError as err:
-                return {"error": {"type": "OutputError", "message": str(err), "chain": ["OutputError"],
-                                  "where": ""}, **self.state()}
+                return _output_error(err, self.state())
         return {"calls": len(calls), "seconds": time.perf_counter() - start, **self.state()}
+
+    def op_collect(self, msg):
+        """A kept block's outputs into the slots the judge names now, after the calls."""
+        kept, self.kept = self.kept, []
+        try:
+            collect(kept, [self.resolve(s) for s in msg["outs"]])
+        except OutputError as err:
+            return _output_error(err, self.state())
+        synchronize(msg.get("device"))
+        return self.state()
 
     def op_unpool(self, msg):
         for pool in msg.get("ids", []):
@@ -278,6 +288,10 @@ class Worker:
             self.pools.clear()
 
     on_progress = None
+
+
+def _output_error(err: OutputError, state: dict) -> dict:
+    return {"error": {"type": "OutputError", "message": str(err), "chain": ["OutputError"], "where": ""}, **state}
 
 
 class _nullcontext:
