@@ -267,6 +267,7 @@ def markdown(results: dict) -> str:
         lines += [f"| {r['student']} | {r['assignment']} | {r['score']:g}/{r['max']:g} | {r['expected']} |"
                   for r in results["classroom"]["scores"]]
         lines += ["", results["classroom"]["timing"]]
+        lines += [f"- PROBLEM: {p}" for p in results["classroom"].get("problems", [])]
         lines += classroom_timings(results["classroom"].get("submissions", []))
     lines += ["", "## Check verdicts per grading", ""]
     for ex, res in results["exercises"].items():
@@ -287,22 +288,25 @@ def classroom_timings(submissions: list[dict]) -> list[str]:
     for run, student in sorted({(s["run"], s["student"]) for s in submissions}):
         mine = {s["assignment"]: s for s in submissions if (s["run"], s["student"]) == (run, student)}
         cells = [_timing_cell(mine.get(a)) for a in assignments]
-        total = sum(m["notebook_s"] for m in mine.values())
+        total = sum(m["notebook_s"] or 0 for m in mine.values())
         lines.append(f"| {run} | {student} | " + " | ".join(cells) + f" | {total:.0f} |")
     return lines
 
 
 def _timing_cell(submission: dict | None) -> str:
-    if submission is None:
+    if submission is None or submission["notebook_s"] is None:  # not submitted, or its unit wrote no result
         return ""
     grading = f" ({submission['grading_s']:.1f})" if submission["grading_s"] else ""
     return f"{submission['notebook_s']:.1f}{grading}"
 
 
-def rebuild(out: Path) -> int:
-    """Recompute every summary in out/gpu-results.* from the raw runs in out/gpu-runs."""
+def rebuild(out: Path, classroom: Path | None = None) -> int:
+    """Recompute every summary in out/gpu-results.* from the raw runs in out/gpu-runs; ``classroom``: a
+    classroom.json written by ``python -m autograder.tools.classroom_check`` becomes the classroom section."""
     json_path = out / "gpu-results.json"
     results = json.loads(json_path.read_text())
+    if classroom:
+        results["classroom"] = json.loads(classroom.read_text())
     known = {(c.exercise, c.name): c for c in case_files.cases()}
     summaries, seen, torches = {}, set(), set()
     for path in sorted((out / "gpu-runs").glob("*.jsonl")):
@@ -477,9 +481,11 @@ def main(argv: list[str] | None = None) -> int:
                              "recorded is merged (for a host that limits a command's time)")
     parser.add_argument("--rebuild", action="store_true",
                         help="no GPU needed: recompute the summaries in --out from the recorded runs")
+    parser.add_argument("--classroom", type=Path,
+                        help="with --rebuild: the classroom.json of python -m autograder.tools.classroom_check")
     args = parser.parse_args(argv)
     if args.rebuild:
-        return rebuild(args.out)
+        return rebuild(args.out, args.classroom)
     parts = set(args.part or ["reference", "cases"])
     if not torch.cuda.is_available():
         print("make gpu-check needs a CUDA GPU: torch.cuda.is_available() is False here", file=sys.stderr)
