@@ -1,5 +1,6 @@
 """Lesson 5's demos and exercise 05's stream: what they claim, checked on the CPU."""
 
+import pytest
 import torch
 
 from autograder.core.correctness import seed_for
@@ -98,3 +99,46 @@ def test_names_imported_from_modules_and_plain_constants_travel_with_the_functio
     exec(source, fresh)  # noqa: S102 - the shipped code must define make again on its own
     out = fresh["make"](9)
     assert out.dtype == torch.float64 and out.tolist() == [0.0, 6.0]
+
+
+HONEST_SHAPES = {  # an eighth red team's honest ways to write a function that failed to ship to a fresh process
+    "a class it returns, with a base class and a class attribute": (
+        "import torch\nclass Base:\n    SCALE = 3.0\nclass Step(Base):\n    def __init__(self, n):\n"
+        "        self.n = n\n    def __call__(self, x):\n        return x * self.SCALE * self.n\n",
+        "def make(n):\n    return Step(n)\n"),
+    "a constant as a default value": ("K = 3\ndef helper(x, k=K):\n    return x * k\n",
+                                      "def make(n):\n    return lambda x: helper(x) * n\n"),
+    "a helper under a decorator": ("import torch\n@torch.no_grad()\ndef helper(x):\n    return x * K\nK = 3\n",
+                                   "def make(n):\n    return lambda x: helper(x) * n\n"),
+    "math.inf and a set": ("from math import inf\nOK = {1, 2}\n",
+                           "def make(n):\n    return lambda x: x * 3 * n if n in OK and n < inf else None\n"),
+    "an lru_cache helper": ("import functools\n@functools.lru_cache\ndef factor():\n    return 3\n",
+                            "def make(n):\n    return lambda x: x * factor() * n\n"),
+    "the entry point bound under another name": ("def _build(n):\n    return lambda x: x * 3 * n\n",
+                                                 "make = _build\n"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(HONEST_SHAPES))
+def test_honest_ways_to_write_a_function_ship_to_a_fresh_process(shape):
+    ns = load_namespace(*HONEST_SHAPES[shape])
+    source = closure_source(ns["make"], ns, "make")
+    fresh: dict = {}
+    exec(source, fresh)  # noqa: S102 - the shipped code must define make again on its own
+    assert float(fresh["make"](2)(torch.tensor(1.0))) == 6.0, source
+
+
+def test_the_source_shipped_is_the_graded_functions_own_never_the_one_its_wrapped_names():
+    """An eighth red team's forgery: inspect.getsource follows __wrapped__, so a graded function that pointed it
+    at an earlier, working definition had that one run in the fresh process instead."""
+    ns = load_namespace("def good(n):\n    return lambda x: x * 3 * n\n",
+                        "def make(n):\n    raise RuntimeError('only works warm')\nmake.__wrapped__ = good\n")
+    source = closure_source(ns["make"], ns, "make")
+    assert "only works warm" in source and "x * 3 * n" not in source
+
+
+def test_a_submission_runs_without_the_graders_own_future_imports():
+    """Annotations are evaluated as in the learner's kernel (an eighth red team saw them turned into strings by
+    the grader's `from __future__ import annotations`)."""
+    ns = load_namespace("def f(x: int) -> int:\n    return x\n")
+    assert ns["f"].__annotations__ == {"x": int, "return": int}

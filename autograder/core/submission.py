@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import json
 import linecache
+import math
 import sys
+import textwrap
 import traceback
 import types
 from pathlib import Path
 
+CELLS = "__cells__"
 SUBMISSION_FILE = "<submission>"  # each cell compiles as "<submission>:N", with its source in linecache
 
 
@@ -101,12 +105,15 @@ def load_namespace(*sources: str) -> dict:
     sys.modules[module.__name__] = module
     namespace = module.__dict__
     namespace[LOAD_ERRORS] = []
+    namespace[CELLS] = []  # the cells' file names in linecache, in order (a class's source is found there)
     namespace["get_ipython"] = _NoKernel  # what plain_python made of the cells' magics: calls that do nothing
     for number, source in enumerate(sources, 1):
         filename = f"{SUBMISSION_FILE}:{number}"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # inspect.getsource
+        namespace[CELLS].append(filename)
         try:
-            code = compile(source, filename, "exec")
+            # as a kernel compiles it: without this module's `from __future__ import annotations`
+            code = compile(source, filename, "exec", dont_inherit=True)
         except SyntaxError as err:
             namespace[LOAD_ERRORS].append(f"code cell {number} has a syntax error, line {err.lineno}: {err.msg}")
             continue
@@ -127,57 +134,116 @@ def load_namespace(*sources: str) -> dict:
     return namespace
 
 
-def closure_source(fn, namespace: dict) -> str:
-    """Python source that defines ``fn`` again in a fresh process: the modules ``namespace`` imported, the
-    user-defined functions and classes ``fn`` names (followed recursively), what it names that was imported from
-    a module (``from torch.cuda import CUDAGraph``), simple constants (numbers, strings, lists, tuples and dicts of
-    them, torch dtypes and devices), then ``fn``. Raises SubmissionError where a source cannot be found (a
-    function built at run time, a lambda...)."""
+def closure_source(fn, namespace: dict, name: str | None = None) -> str:
+    """Python source that defines ``fn`` again in a fresh process, as ``name`` (default: its own): the modules
+    ``namespace`` imported, the functions and classes of the submission that ``fn`` names (followed recursively,
+    through decorators, default values, base classes and methods), what it names that was imported from a module
+    (``from torch.cuda import CUDAGraph``), simple constants (numbers, strings, and lists, tuples, sets and dicts
+    of them; torch dtypes and devices), then ``fn``. Source comes from the submission's own cells, never through
+    ``__wrapped__`` to another function. Raises SubmissionError where a source cannot be found (a function built
+    at run time, a lambda...)."""
     imports, constants, defs, seen = [], [], [], set()
-
-    def names_of(obj) -> set[str]:
-        codes = [obj.__code__] if hasattr(obj, "__code__") else [
-            v.__code__ for v in vars(obj).values() if hasattr(v, "__code__")]
-        found = set()
-        while codes:
-            code = codes.pop()
-            found.update(code.co_names)
-            codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-        return found
+    submission = namespace.get("__name__")
 
     def visit(obj) -> None:
-        for name in sorted(names_of(obj)):
-            if name in seen or name not in namespace:
+        for found in sorted(_names_of(obj)):
+            if found in seen or found not in namespace:
                 continue
-            seen.add(name)
-            value = namespace[name]
-            if isinstance(value, (types.FunctionType, type)) and getattr(value, "__module__", None) in (
-                    namespace.get("__name__"), "__main__"):
+            seen.add(found)
+            value = namespace[found]
+            if _defined_by(value, submission):
                 visit(value)
                 defs.append(_source(value))
-            elif _literal(value):
-                constants.append(f"{name} = {value!r}")
-            elif (found := _importable(value)) is not None:
-                constants.append(f"{name} = {found}")
+                if getattr(value, "__name__", found) != found:
+                    defs.append(f"{found} = {value.__name__}\n")
+            elif (const := _constant(value)) is not None:
+                constants.append(f"{found} = {const}")
+            elif (reached := _importable(value, submission)) is not None:
+                constants.append(f"{found} = {reached}")
 
-    for name, value in namespace.items():
-        if isinstance(value, types.ModuleType) and not name.startswith("_"):
-            imports.append(f"import {value.__name__}" if value.__name__ == name
-                           else f"import {value.__name__} as {name}")
+    for key, value in namespace.items():
+        if isinstance(value, types.ModuleType) and not key.startswith("_"):
+            imports.append(f"import {value.__name__}" if value.__name__ == key
+                           else f"import {value.__name__} as {key}")
     seen.add(fn.__name__)
+    if name:
+        seen.add(name)
     visit(fn)
-    return "\n".join(imports + constants + [""] + defs + [_source(fn)])
+    alias = [f"{name} = {fn.__name__}"] if name and name != fn.__name__ else []
+    return "\n".join(imports + constants + [""] + defs + [_source(fn)] + alias)
 
 
-def _literal(value) -> bool:
-    if isinstance(value, (tuple, list)):
-        return all(_literal(v) for v in value)
+def _own_code(obj):
+    """The code object of ``obj`` (a function, or a decorator's wrapper around one) that a submission cell
+    compiled, or None."""
+    candidates = [obj]
+    try:
+        candidates.append(inspect.unwrap(obj))
+    except ValueError:  # a __wrapped__ cycle
+        pass
+    for candidate in candidates:
+        code = getattr(candidate, "__code__", None)
+        if isinstance(code, types.CodeType) and code.co_filename.startswith(SUBMISSION_FILE):
+            return code
+    return None
+
+
+def _defined_by(value, submission) -> bool:
+    """A function or class that the submission's cells define (decorated or not)."""
+    if isinstance(value, type):
+        return value.__module__ in (submission, "__main__")
+    return callable(value) and _own_code(value) is not None
+
+
+def _names_of(obj) -> set[str]:
+    """Every global name ``obj``'s source can read: its code's names (nested code included) and the names in
+    its definition (decorators, default values, base classes, class attributes)."""
+    found, codes = set(), []
+    members = list(vars(obj).values()) if isinstance(obj, type) else [obj]
+    for member in members:
+        for part in (member, getattr(member, "__func__", None), getattr(member, "fget", None),
+                     getattr(member, "fset", None)):
+            code = _own_code(part) if part is not None and callable(part) else None
+            if code is not None:
+                codes.append(code)
+    while codes:
+        code = codes.pop()
+        found.update(code.co_names)
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    try:
+        tree = ast.parse(textwrap.dedent(_source(obj)))
+    except (SubmissionError, SyntaxError):
+        return found
+    found.update(node.id for node in ast.walk(tree) if isinstance(node, ast.Name))
+    return found
+
+
+def _constant(value, depth: int = 0) -> str | None:
+    """Source that makes ``value`` again, for plain data (numbers, strings, None, and containers of them)."""
+    if depth > 6:
+        return None
+    if value is None or isinstance(value, (bool, int, str)):
+        return repr(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else f"float({str(value)!r})"
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = [_constant(v, depth + 1) for v in value]
+        if any(i is None for i in items):
+            return None
+        if isinstance(value, list):
+            return "[" + ", ".join(items) + "]"
+        if isinstance(value, tuple):
+            return "(" + "".join(f"{i}, " for i in items) + ")"
+        return f"{type(value).__name__}([" + ", ".join(items) + "])"
     if isinstance(value, dict):
-        return all(_literal(k) and _literal(v) for k, v in value.items())
-    return isinstance(value, (int, float, str, bool)) or value is None
+        pairs = [(_constant(k, depth + 1), _constant(v, depth + 1)) for k, v in value.items()]
+        if any(k is None or v is None for k, v in pairs):
+            return None
+        return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
+    return None
 
 
-def _importable(value) -> str | None:
+def _importable(value, submission: str | None = None) -> str | None:
     """An expression that gets ``value`` again in a fresh process: an object a module defines (reached through
     the module, as the learner's `from ... import` reached it), or a torch dtype or device; else None."""
     import functools
@@ -190,7 +256,8 @@ def _importable(value) -> str | None:
     if isinstance(value, torch.device):
         return f"__import__('torch').device({str(value)!r})"
     module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
-    if not (isinstance(module, str) and isinstance(qualname, str)) or "<" in qualname or module == "__main__":
+    if not (isinstance(module, str) and isinstance(qualname, str)) or "<" in qualname \
+            or module in ("__main__", "__submission__", submission):
         return None
     try:
         if functools.reduce(getattr, qualname.split("."), importlib.import_module(module)) is not value:
@@ -201,8 +268,28 @@ def _importable(value) -> str | None:
 
 
 def _source(obj) -> str:
+    """The source of a function or class of the submission, from its own cell: a function's from its code
+    object (with its decorators; never another function's through ``__wrapped__``), a class's from the cells'
+    syntax trees (the last cell that defines that name)."""
+    if isinstance(obj, type):
+        module = sys.modules.get(obj.__module__)
+        for filename in reversed(getattr(module, CELLS, None) or []):
+            if filename not in linecache.cache:
+                continue
+            lines = linecache.cache[filename][2]
+            try:
+                tree = ast.parse("".join(lines))
+            except SyntaxError:
+                continue
+            found = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == obj.__name__]
+            if found:
+                node = found[-1]
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                return "".join(lines[first - 1:node.end_lineno])
+        raise SubmissionError(f"cannot find the source of class {obj.__name__!r}: define it with class in a cell")
+    code = _own_code(obj)
     try:
-        return inspect.getsource(obj)
+        return inspect.getsource(code if code is not None else obj)
     except (OSError, TypeError) as err:
         raise SubmissionError(f"cannot find the source of {getattr(obj, '__name__', obj)!r}: define it with def "
                               f"or class in a cell ({err})") from None

@@ -41,7 +41,7 @@ def closure_source_of(name: str) -> str:
     """Source that defines the submission's ``name`` again in a fresh process (see submission.closure_source)."""
     from autograder.core.submission import closure_source
 
-    return closure_source(_SERVING.namespace[name], _SERVING.namespace)
+    return closure_source(_SERVING.namespace[name], _SERVING.namespace, name)
 
 
 def encode_error(err: BaseException) -> dict:
