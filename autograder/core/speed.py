@@ -48,6 +48,12 @@ MAX_WARMUP_CALLS, MAX_WARMUP_S = 200, 60.0
 CEILING = 1.0
 
 
+# What a speed check with ``Timed.keep`` takes on the worker's word (Check.self_reported): the worker holds the kept
+# outputs, and code there can recompute them all at the end of a block (an eighth red team).
+KEPT_OUTPUTS = ("that its outputs stayed valid to the end of each timed block (the worker keeps them; the speed "
+                "and each output are verified)")
+
+
 @dataclass
 class Timed:
     """The timed calls, described once for both sides.

@@ -16,7 +16,7 @@ import torch
 
 from autograder.core.grading import GradeContext
 from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
-from autograder.core.speed import Timed, speed_check
+from autograder.core.speed import KEPT_OUTPUTS, Timed, speed_check
 from autograder.core.timing import _perf_counter
 from autograder.core.wire import Entry, Fn
 from autograder.exercises.ex03_compile_modes.workload import CONFIGS, build_model
@@ -156,10 +156,6 @@ def check_speed(ctx: GradeContext):
         if "speed_excess_s" in ctx.notes:
             ctx.notes["predict_startup_s"] = make_s + ctx.notes["speed_excess_s"]
 
-
-# A kept output is the worker's to hold: code there can recompute one at the end of a block (an eighth red team).
-KEPT_OUTPUTS = ("that its outputs stayed valid to the end of each timed block (the worker keeps them; the speed "
-                "and each output are verified)")
 
 EXERCISE = Exercise(
     id=ID,

@@ -24,7 +24,7 @@ import torch
 from autograder.core.correctness import check_outputs
 from autograder.core.grading import GradeContext, RemoteError, Session
 from autograder.core.protocol import Check, CheckFailed, Exercise, NeedsGPU, Tolerance
-from autograder.core.speed import Timed, speed_check
+from autograder.core.speed import KEPT_OUTPUTS, Timed, speed_check
 from autograder.core.wire import Entry, Fn, WorkerGone
 from autograder.exercises.ex06_cuda_graphs.workload import CONFIGS, build_model
 
@@ -183,10 +183,6 @@ def check_speed(ctx: GradeContext):
                   chain="autograder.core.blocks:copysign_chain", keep=True, expect_compiled=False)
     return speed_check(ctx, baseline, step.ref, timed, name="step", reference=reference)
 
-
-# A kept output is the worker's to hold: code there can recompute one at the end of a block (an eighth red team).
-KEPT_OUTPUTS = ("that its outputs stayed valid to the end of each timed block (the worker keeps them; the speed "
-                "and each output are verified)")
 
 EXERCISE = Exercise(
     id=ID,
