@@ -85,10 +85,12 @@ def test_cases_graded_on_a_clock_are_the_ones_graded_one_at_a_time():
 def test_several_gpus_share_the_runs_the_cases_and_the_cores_without_overlap():
     from types import SimpleNamespace
 
-    from autograder.tools.gpu_check import child_argv, core_shares, selected_cases, split_cases, split_runs, timed
+    from autograder.tools.gpu_check import child_argv, selected_cases, split_cases, split_runs, timed
+    from autograder.tools.slots import slots
 
     assert split_runs(20, 3) == [7, 7, 6] and split_runs(1, 2) == [1, 0]
-    assert core_shares(2, list(range(33))) == [list(range(16)), list(range(16, 32))]  # a spare core stays idle
+    shares = [s["cores"] for s in slots(2, list(range(33)), gpus=2)]
+    assert shares == [list(range(16)), list(range(16, 32))]  # a spare core stays idle
     cases = selected_cases(["01_eager_mode", "03_compile_modes"], gpu_specific=True)
     shares = split_cases(cases, 2)
     assert sorted(shares[0] + shares[1]) == sorted(f"{c.exercise}/{c.name}" for c in cases)
@@ -125,3 +127,15 @@ def test_runs_recorded_on_several_gpus_merge_into_one_file_per_submission(tmp_pa
 
 def _speed_of(report: Report) -> float:
     return report.results[0].details["speedup"]
+
+
+def test_a_slot_names_its_gpu_as_the_hosts_visible_devices_name_it(monkeypatch):
+    """Slots are shared by make autograde WORKERS=N and gpu_check --gpus N: slot i gets the i-th GPU the caller
+    may use (not physical GPU i) and compile and OpenMP threads capped to its cores."""
+    from autograder.tools.slots import slots
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
+    two = slots(2, list(range(8)), gpus=2)
+    assert [s["env"]["CUDA_VISIBLE_DEVICES"] for s in two] == ["2", "3"]
+    assert all(s["env"]["OMP_NUM_THREADS"] == s["env"]["TORCHINDUCTOR_COMPILE_THREADS"] == "4" for s in two)
+    assert "CUDA_VISIBLE_DEVICES" not in slots(4, list(range(8)), gpus=2)[0]["env"]  # fewer GPUs than slots

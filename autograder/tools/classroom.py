@@ -34,6 +34,7 @@ from autograder.tools.notebooks import unreadable_reason
 from autograder.tools.paths import REPO
 from autograder.tools.record import record
 from autograder.tools.release import generate, run_nbgrader
+from autograder.tools.slots import slots
 
 RUNNERS = ("local", "ray")  # autograde's fan-out: slots on this host (fan_out), or Ray tasks (tools.ray_runner)
 
@@ -117,24 +118,6 @@ def mark_unfinished(results: Path, student: str) -> None:
         shutil.rmtree(stale, ignore_errors=True)
         unit.rename(stale)
     unit.mkdir(parents=True)
-
-
-def slots(workers: int) -> list[dict]:
-    """Per concurrent unit: its GPU (where there are enough) and its share of this process's cores."""
-    import torch
-
-    cores = sorted(os.sched_getaffinity(0))
-    per = max(1, len(cores) // workers)
-    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    out = []
-    for i in range(workers):
-        # A slot of one core would make the judge and the worker it times share it: then share all cores.
-        mine = (cores[i * per:(i + 1) * per] if per >= 2 else cores) or cores
-        env = {"TORCHINDUCTOR_COMPILE_THREADS": str(len(mine)), "OMP_NUM_THREADS": str(len(mine))}
-        if gpus >= workers:
-            env["CUDA_VISIBLE_DEVICES"] = str(i)
-        out.append({"cores": mine, "env": env})
-    return out
 
 
 def fan_out(course: Path, students: list[str], results: Path, workers: int, retries: int = 1) -> list[str]:

@@ -34,6 +34,7 @@ from autograder.core.protocol import Report
 from autograder.exercises import EXERCISES
 from autograder.tools import cases as case_files
 from autograder.tools.paths import BENCHMARKS, solution
+from autograder.tools.slots import slots
 
 
 def _speed(report: Report) -> dict:
@@ -364,15 +365,6 @@ def split_runs(runs: int, n: int) -> list[int]:
     return [runs // n + (1 if i < runs % n else 0) for i in range(n)]
 
 
-def core_shares(n: int, cores: list[int] | None = None) -> list[list[int]]:
-    """This process's CPU cores in n equal, disjoint shares (the cores left over go unused, as in a class)."""
-    cores = sorted(os.sched_getaffinity(0)) if cores is None else sorted(cores)
-    per = len(cores) // n
-    if per < 1:
-        raise SystemExit(f"--gpus {n}: only {len(cores)} CPU cores here, fewer than one per GPU")
-    return [cores[i * per:(i + 1) * per] for i in range(n)]
-
-
 def split_cases(cases: list, n: int) -> list[list[str]]:
     """``exercise/name`` of the cases, dealt round the n GPUs with the timed ones first (graded one at a time,
     they take most of the wall time), so each GPU gets its share of both kinds."""
@@ -417,22 +409,20 @@ def fan_out(args, n: int) -> int:
     parts = set(args.part or ["reference", "cases"])
     names = split_cases(selected_cases(exercise_ids, args.gpu_specific, args.case) if "cases" in parts else [], n)
     runs = split_runs(args.runs if "reference" in parts else 0, n)
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    devices = visible.split(",") if visible else [str(i) for i in range(n)]
     args.out.mkdir(parents=True, exist_ok=True)
     results = start_results(args.out)
     (args.out / "gpu-results.json").write_text(json.dumps(results, indent=1) + "\n")
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="gpu-check-") as tmp:
         children, sources = [], []
-        for i, cores in enumerate(core_shares(n)):
+        for i, slot in enumerate(slots(n)):  # the layout of make autograde WORKERS=n
             argv = child_argv(args, runs[i], names[i], Path(tmp) / f"gpu{i}")
             if not argv:
                 continue
-            env = dict(os.environ, CUDA_VISIBLE_DEVICES=devices[i], OMP_NUM_THREADS=str(len(cores)))
-            children.append(subprocess.Popen([sys.executable, "-m", "autograder.tools.gpu_check", *argv], env=env,
+            children.append(subprocess.Popen([sys.executable, "-m", "autograder.tools.gpu_check", *argv],
+                                             env={**os.environ, **slot["env"]},
                                              start_new_session=True,  # its judges and workers: one group to stop
-                                             preexec_fn=lambda cores=cores: os.sched_setaffinity(0, cores)))
+                                             preexec_fn=lambda cores=slot["cores"]: os.sched_setaffinity(0, cores)))
             sources.append(Path(tmp) / f"gpu{i}")
         for child in children:
             try:
