@@ -76,7 +76,7 @@ def autograde(course: Path, workers: int = 1, results: Path | None = None, runne
     """Grade every student in submitted/ (one unit per student, ``workers`` at a time, each on its own GPU and
     cores where there are several; with ``runner="ray"``, one Ray task per student, one GPU each), then record
     them all into the gradebook with the one writer. Each unit's wall time is printed and written to
-    autograded/timings.csv."""
+    autograded/timings.csv; the returned summary (record's) adds the wall time of all units and of recording."""
     if runner not in RUNNERS:
         raise ValueError(f"runner {runner!r}: use one of {', '.join(RUNNERS)}")
     for path in quarantine_unreadable(course):
@@ -84,6 +84,7 @@ def autograde(course: Path, workers: int = 1, results: Path | None = None, runne
     results = results or course / "results"
     results.mkdir(exist_ok=True)
     students = sorted(p.name for p in (course / "submitted").iterdir() if p.is_dir())
+    start = time.perf_counter()
     if runner == "ray":
         from autograder.tools import ray_runner
 
@@ -93,7 +94,9 @@ def autograde(course: Path, workers: int = 1, results: Path | None = None, runne
     else:
         for student in fan_out(course, students, results, workers):
             mark_unfinished(results, student)  # reported in failed.csv, not an earlier run's result recorded
+    units_s, start = time.perf_counter() - start, time.perf_counter()
     summary = record(course, results)
+    summary.update(units_s=round(units_s, 1), record_s=round(time.perf_counter() - start, 1))
     timings = []
     for student in students:
         done = results / student / RESULT

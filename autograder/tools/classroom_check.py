@@ -20,7 +20,6 @@ import secrets
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from autograder.core.protocol import Report
@@ -105,14 +104,8 @@ def run(workers: int, out: Path, students: list[str], exercises: list[str]) -> i
                 folder.mkdir(parents=True)
                 (folder / f"{ex}.ipynb").write_text(submission(ex, CLASS[student][ex]))
         results = course / "results"
-        results.mkdir()
-        start = time.perf_counter()
-        for student in classroom.fan_out(course, students, results, workers):
-            classroom.mark_unfinished(results, student)
-        units_s = time.perf_counter() - start
-        start = time.perf_counter()
-        summary = classroom.record(course, results)
-        record_s = time.perf_counter() - start
+        summary = classroom.autograde(course, workers=workers, results=results)
+        units_s, record_s = summary["units_s"], summary["record_s"]
         shutil.copy(classroom.grades(course), out / "grades.csv")
         with (out / "grades.csv").open() as f:
             rows = list(csv.DictReader(f))
