@@ -96,7 +96,7 @@ def test_several_gpus_share_the_runs_the_cases_and_the_cores_without_overlap():
     assert sorted(shares[0] + shares[1]) == sorted(f"{c.exercise}/{c.name}" for c in cases)
     n_timed = [sum(timed(c) for c in cases if f"{c.exercise}/{c.name}" in share) for share in shares]
     assert abs(n_timed[0] - n_timed[1]) <= 1  # the slow, one-at-a-time cases are dealt evenly
-    args = SimpleNamespace(part=None, case_runs=1, jobs=3, exercise=["03_compile_modes"])
+    args = SimpleNamespace(part=None, case_runs=1, jobs=3, exercise=["03_compile_modes"], deadline=0)
     argv = child_argv(args, 0, ["03_compile_modes/eager"], Path("/o"))
     assert argv == ["--out", "/o", "--runs", "0", "--case-runs", "1", "--jobs", "3", "--exercise",
                     "03_compile_modes", "--part", "cases", "--case", "03_compile_modes/eager"]
@@ -139,3 +139,31 @@ def test_a_slot_names_its_gpu_as_the_hosts_visible_devices_name_it(monkeypatch):
     assert [s["env"]["CUDA_VISIBLE_DEVICES"] for s in two] == ["2", "3"]
     assert all(s["env"]["OMP_NUM_THREADS"] == s["env"]["TORCHINDUCTOR_COMPILE_THREADS"] == "4" for s in two)
     assert "CUDA_VISIBLE_DEVICES" not in slots(4, list(range(8)), gpus=2)[0]["env"]  # fewer GPUs than slots
+
+
+def test_a_deadline_starts_no_grading_that_would_not_end_in_time(tmp_path, monkeypatch):
+    """On a host that caps a command's time, every grading started is one that ends: the next is expected to take
+    as long as the longest of its kind so far, and is not started when less is left (a grading cut in half by a
+    kill was lost with everything after it). Gradings here are sleeps of known length."""
+    import time
+    from types import SimpleNamespace
+
+    from autograder.tools import gpu_check
+
+    calls = []
+
+    def grading(fn, exercise_id):  # a reference grading of 0.3 s
+        calls.append(time.perf_counter())
+        time.sleep(0.3)
+        return _report(3.0, True).to_json()
+
+    monkeypatch.setattr(gpu_check, "in_fresh_judge", grading)
+    lines = []
+    budget = gpu_check.Budget(1.0, first_s=0.3)
+    gpu_check.check_reference("01_eager_mode", 10, lines.append, gpu_check.RawRuns(tmp_path, False), budget)
+    recorded = (tmp_path / "gpu-runs" / "01_eager_mode.reference.jsonl").read_text().splitlines()
+    assert len(calls) == len(recorded) == 3  # 0.9 s of gradings; a fourth would end after the 1 s deadline
+    assert budget.left() > 0 and "stopped after 3 of 10" in lines[-1]
+    args = SimpleNamespace(part=["reference"], case_runs=1, jobs=1, exercise=None, deadline=300)
+    argv = gpu_check.child_argv(args, 2, [], Path("/o"))
+    assert argv[argv.index("--deadline") + 1] == f"{300 - gpu_check.CHILD_MARGIN_S:g}"  # the child stops itself first

@@ -111,12 +111,42 @@ class RawRuns:
             f.write(report.to_json().replace("\n", " ") + "\n")
 
 
-def check_reference(exercise_id: str, runs: int, log, raw: RawRuns) -> dict:
+class Budget:
+    """``--deadline``: seconds from the start after which no grading starts that would not end in time. A grading
+    is expected to take as long as the longest one of its kind so far (``first_s`` before any: a cold compile), so a
+    host that caps a command's time keeps every grading it started instead of losing the one cut in half."""
+
+    def __init__(self, deadline_s: float = 0, first_s: float = 90.0):
+        self.deadline_s, self.first_s, self.start = deadline_s, first_s, time.perf_counter()
+        self.longest: dict[str, float] = {}
+
+    def left(self) -> float:
+        return self.deadline_s - (time.perf_counter() - self.start) if self.deadline_s else float("inf")
+
+    def allows(self, kind: str) -> bool:
+        return self.left() >= self.longest.get(kind, self.first_s)
+
+    def run(self, kind: str, fn, *args):
+        """``fn(*args)``, its wall time counted towards ``kind``'s expected duration."""
+        t0 = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            self.longest[kind] = max(self.longest.get(kind, 0.0), time.perf_counter() - t0)
+
+
+def check_reference(exercise_id: str, runs: int, log, raw: RawRuns, budget: Budget | None = None) -> dict:
     """The reference solution, graded ``runs`` times one after another (the visible checks; the hidden tests
     repeat correctness checks on a second input stream, graded in the CPU suite)."""
+    budget = budget or Budget()
     path, reports = raw.start(exercise_id, "reference")
-    for _ in range(runs):
-        RawRuns.add(path, reports, Report.from_json(in_fresh_judge(_grade_reference, exercise_id)))
+    for done in range(runs):
+        if not budget.allows(exercise_id):
+            log(f"{exercise_id} reference: --deadline leaves {budget.left():.0f} s, not enough for another grading; "
+                f"stopped after {done} of {runs}")
+            break
+        RawRuns.add(path, reports, Report.from_json(budget.run(exercise_id, in_fresh_judge, _grade_reference,
+                                                               exercise_id)))
         log(f"{exercise_id} reference {len(reports)} ({reports[-1].seconds:.1f} s, load "
             f"{reports[-1].environment.get('load_s', 0):.1f} s): " + " | ".join(reports[-1].lines()[1:]))
     return summarise(reports)
@@ -161,13 +191,15 @@ def _judge_process() -> None:
 
 
 def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_specific: bool = False,
-                names: list[str] | None = None) -> dict[str, dict]:
+                names: list[str] | None = None, budget: Budget | None = None) -> dict[str, dict]:
     """Every GPU-capable case of the exercises, ``runs`` gradings each. The cases whose verdicts rest on no clock
     go first, ``jobs`` at a time, each judged in a process of its own (judges sharing one process would share the
     GIL, Dynamo's caches and the measured copy bandwidth, which no real grading does); then the timed ones, one at a
     time, like the references; last the cases that touch the grader's own files (every check at stake), so they
     cannot disturb the others' gradings. ``gpu_specific``: only the cases whose verdict a GPU changes (the CPU
-    suite runs the rest). ``names``: only these cases (``exercise/name``)."""
+    suite runs the rest). ``names``: only these cases (``exercise/name``). ``budget``: no case is started that
+    would not end before its deadline (the cases graded at once: all of them, or none)."""
+    budget = budget or Budget()
     todo = selected_cases(exercise_ids, gpu_specific, names)
     last = [c for c in todo if "*" in c.checks]
     serial = [c for c in todo if c not in last and timed(c)]
@@ -186,17 +218,30 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
         log(f"case {case.exercise}/{case.name} ({case.kind}, {case.outcome}): {summary['as_promised']}/"
             f"{len(reports)} as promised | " + " | ".join(reports[-1].lines()[1:]))
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:  # each grading: its own judge
-        futures = {case: [pool.submit(in_fresh_judge, _grade_case, case.exercise, str(case.path), only(case), False)
-                          for _ in range(runs)] for case in parallel}
-        for case, pending in futures.items():
-            record(case, [Report.from_json(f.result()) for f in pending])
+    def stop(what: str) -> bool:
+        if budget.allows(what):
+            return False
+        log(f"--deadline leaves {budget.left():.0f} s: {what} not started")
+        return True
+
+    if parallel and not stop(f"{len(parallel)} cases graded at once"):
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:  # each grading: its own judge
+            futures = {case: [pool.submit(in_fresh_judge, _grade_case, case.exercise, str(case.path), only(case),
+                                          False) for _ in range(runs)] for case in parallel}
+            for case, pending in futures.items():
+                record(case, [Report.from_json(f.result()) for f in pending])
     for case in serial + last:
+        results = []
         try:
-            record(case, [Report.from_json(in_fresh_judge(_grade_case, case.exercise, str(case.path), only(case), True))
-                          for _ in range(runs)])
+            for _ in range(runs):
+                if stop(f"case {case.exercise}/{case.name}"):
+                    break
+                results.append(Report.from_json(budget.run(f"case {case.exercise}", in_fresh_judge, _grade_case,
+                                                           case.exercise, str(case.path), only(case), True)))
         finally:
             (Path(__file__).resolve().parents[1] / "zz_redteam_injected.py").unlink(missing_ok=True)
+        if results:
+            record(case, results)
     return out
 
 
@@ -372,11 +417,16 @@ def split_cases(cases: list, n: int) -> list[list[str]]:
     return [[f"{c.exercise}/{c.name}" for c in ordered[i::n]] for i in range(n)]
 
 
+CHILD_MARGIN_S = 20  # a child's start (imports, CUDA) and the parent's merge, inside the parent's --deadline
+
+
 def child_argv(args, runs: int, names: list[str], out: Path) -> list[str]:
     """The gpu-check one GPU runs: its share of the references' runs and of the cases."""
     parts = set(args.part or ["reference", "cases"])
     argv = ["--out", str(out), "--runs", str(runs), "--case-runs", str(args.case_runs), "--jobs", str(args.jobs)]
     argv += [a for ex in (args.exercise or []) for a in ("--exercise", ex)]
+    if args.deadline:  # the child starts no grading it cannot end; the parent's kill at the deadline is the backstop
+        argv += ["--deadline", f"{max(args.deadline - CHILD_MARGIN_S, 1):g}"]
     if "reference" in parts and runs:
         argv += ["--part", "reference"]
     if "cases" in parts and names:
@@ -467,8 +517,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="GPUs of this host to use at once, each with its share of the CPU cores and of the "
                              "runs and cases (the layout of make autograde WORKERS=N)")
     parser.add_argument("--deadline", type=float, default=0,
-                        help="with --gpus: seconds after which the checks still running are stopped and what they "
-                             "recorded is merged (for a host that limits a command's time)")
+                        help="seconds (for a host that limits a command's time): no grading starts that would not "
+                             "end by then (expected: the longest of its kind so far); with --gpus, a check still "
+                             "running at the deadline is stopped and what they recorded is merged")
     parser.add_argument("--rebuild", action="store_true",
                         help="no GPU needed: recompute the summaries in --out from the recorded runs")
     parser.add_argument("--classroom", type=Path,
@@ -485,6 +536,7 @@ def main(argv: list[str] | None = None) -> int:
     exercise_ids = args.exercise or sorted(EXERCISES)
     args.out.mkdir(parents=True, exist_ok=True)
     raw = RawRuns(args.out, args.accumulate)
+    budget = Budget(args.deadline)
     start = time.perf_counter()
     json_path = args.out / "gpu-results.json"
     results = start_results(args.out)
@@ -502,11 +554,11 @@ def main(argv: list[str] | None = None) -> int:
         if "reference" in parts:
             for ex in exercise_ids:
                 entry = results["exercises"].setdefault(ex, {"reference": None, "wrong": {}})
-                entry["reference"] = check_reference(ex, args.runs, log, raw)
+                entry["reference"] = check_reference(ex, args.runs, log, raw, budget)
                 save()
         if "cases" in parts:
             place_cases(results, check_cases(exercise_ids, args.case_runs, args.jobs, log, raw, args.gpu_specific,
-                                             args.case))
+                                             args.case, budget))
         results["wall_s"] = round(time.perf_counter() - start, 1)
         save()
         log(markdown(results))
