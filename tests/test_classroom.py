@@ -132,8 +132,10 @@ if os.path.exists(_nb):
 # Known-wrong approaches and the cheats that work inside the grader (patched comparisons, sys.exit, ...) are
 # graded once each as cases (tests/test_cases.py); the class holds what the nbgrader flow itself must handle.
 SECRET = "instructor-secret-for-the-test"
-# Graded again one at a time (make autograde WORKERS=1): the reference (split cell, warm-up) and a forger.
-SERIAL = ("alice", "mallory")
+# Graded again one at a time (make autograde WORKERS=1): a half-done notebook (some points) and a forger. The
+# honest reference, its split cell and the warm-up are graded once, in the fan-out class: what this pair proves is
+# that the serial path records the same scores, which two cheap units prove as well as two full gradings.
+SERIAL = ("dave", "mallory")
 # On a CPU these checks' verdicts hang on timing (the learner's benchmark against the grader's own clock), which
 # other tests on the same 2 cores disturb, whichever path started the grading: for them the recorded score must
 # be this run's trusted report's (exercise 01's own tests prove the reference passes them).
@@ -174,9 +176,10 @@ def new_class(course: Path, students, assignments=(EX,)) -> Path:
 
 def _grade_class(course: Path, students, workers: int) -> Path:
     new_class(course, students, assignments=(EX, WARMUP))
-    warmup = course / "submitted" / "alice" / WARMUP  # practice: feedback, no score
-    warmup.mkdir()
-    shutil.copy(course / "solutions" / WARMUP / f"{WARMUP}.ipynb", warmup)
+    if "alice" in students:
+        warmup = course / "submitted" / "alice" / WARMUP  # practice: feedback, no score
+        warmup.mkdir()
+        shutil.copy(course / "solutions" / WARMUP / f"{WARMUP}.ipynb", warmup)
     for student, payload in PLANTS.items():
         if student in students:
             nb = json.loads((course / "solutions" / WARMUP / f"{WARMUP}.ipynb").read_text())
