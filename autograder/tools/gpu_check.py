@@ -123,8 +123,13 @@ class Budget:
     def left(self) -> float:
         return self.deadline_s - (time.perf_counter() - self.start) if self.deadline_s else float("inf")
 
-    def allows(self, kind: str) -> bool:
-        return self.left() >= self.longest.get(kind, self.first_s)
+    def refuses(self, kind: str, what: str, log) -> bool:
+        """Whether ``what``, expected to take as long as the longest grading of ``kind`` so far, would end after
+        the deadline; if so the log says it was not started."""
+        if self.left() >= self.longest.get(kind, self.first_s):
+            return False
+        log(f"--deadline leaves {self.left():.0f} s, not enough for {what}: not started")
+        return True
 
     def run(self, kind: str, fn, *args):
         """``fn(*args)``, its wall time counted towards ``kind``'s expected duration."""
@@ -141,9 +146,8 @@ def check_reference(exercise_id: str, runs: int, log, raw: RawRuns, budget: Budg
     budget = budget or Budget()
     path, reports = raw.start(exercise_id, "reference")
     for done in range(runs):
-        if not budget.allows(exercise_id):
-            log(f"{exercise_id} reference: --deadline leaves {budget.left():.0f} s, not enough for another grading; "
-                f"stopped after {done} of {runs}")
+        if budget.refuses(exercise_id, f"another grading of the {exercise_id} reference (stopped after {done} of "
+                                       f"{runs})", log):
             break
         RawRuns.add(path, reports, Report.from_json(budget.run(exercise_id, in_fresh_judge, _grade_reference,
                                                                exercise_id)))
@@ -197,8 +201,9 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
     GIL, Dynamo's caches and the measured copy bandwidth, which no real grading does); then the timed ones, one at a
     time, like the references; last the cases that touch the grader's own files (every check at stake), so they
     cannot disturb the others' gradings. ``gpu_specific``: only the cases whose verdict a GPU changes (the CPU
-    suite runs the rest). ``names``: only these cases (``exercise/name``). ``budget``: no case is started that
-    would not end before its deadline (the cases graded at once: all of them, or none)."""
+    suite runs the rest). ``names``: only these cases (``exercise/name``). ``budget``: no case graded alone is
+    started that would not end before its deadline (expected: the longest case of its exercise so far); the cases
+    graded at once start together, only while a first grading's time is left."""
     budget = budget or Budget()
     todo = selected_cases(exercise_ids, gpu_specific, names)
     last = [c for c in todo if "*" in c.checks]
@@ -218,13 +223,7 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
         log(f"case {case.exercise}/{case.name} ({case.kind}, {case.outcome}): {summary['as_promised']}/"
             f"{len(reports)} as promised | " + " | ".join(reports[-1].lines()[1:]))
 
-    def stop(what: str) -> bool:
-        if budget.allows(what):
-            return False
-        log(f"--deadline leaves {budget.left():.0f} s: {what} not started")
-        return True
-
-    if parallel and not stop(f"{len(parallel)} cases graded at once"):
+    if parallel and not budget.refuses("cases at once", f"the {len(parallel)} cases graded at once", log):
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:  # each grading: its own judge
             futures = {case: [pool.submit(in_fresh_judge, _grade_case, case.exercise, str(case.path), only(case),
                                           False) for _ in range(runs)] for case in parallel}
@@ -233,8 +232,8 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
     for case in serial + last:
         results = []
         try:
-            for _ in range(runs):
-                if stop(f"case {case.exercise}/{case.name}"):
+            for _ in range(runs):  # expected to last as long as the longest case of its exercise so far
+                if budget.refuses(f"case {case.exercise}", f"case {case.exercise}/{case.name}", log):
                     break
                 results.append(Report.from_json(budget.run(f"case {case.exercise}", in_fresh_judge, _grade_case,
                                                            case.exercise, str(case.path), only(case), True)))
