@@ -45,6 +45,20 @@ def test_rebuild_recomputes_the_tables_from_the_recorded_runs_without_a_gpu(tmp_
     assert "6.00x (5.00..7.00)" in (tmp_path / "gpu-results.md").read_text()
 
 
+def test_a_sitting_on_another_gpu_keeps_every_earlier_row(tmp_path):
+    import json
+
+    from autograder.tools.gpu_check import start_results
+
+    earlier = {"gpu": "NVIDIA H100 / NVIDIA H200", "torch": "2.11", "date": "d", "notes": ["how"],
+               "exercises": {"01_eager_mode": {"reference": {"runs": 20, "gpu": "NVIDIA H100"}, "wrong": {}}},
+               "redteam_gpu": {"01_eager_mode/memo_id": "rejected"}, "cases": {"01_eager_mode/memo_id": {}},
+               "classroom": {"how": "x"}}
+    (tmp_path / "gpu-results.json").write_text(json.dumps(earlier))
+    results = start_results(tmp_path)  # this machine has no GPU at all: still nothing of the earlier sittings goes
+    assert {k: results[k] for k in earlier if k != "date"} == {k: v for k, v in earlier.items() if k != "date"}
+
+
 def test_a_recorded_classroom_run_is_kept_and_shown_by_a_rebuild(tmp_path):
     import json
 

@@ -345,7 +345,7 @@ def _timing_cell(submission: dict | None) -> str:
     return f"{submission['notebook_s']:.1f}{grading}"
 
 
-def rebuild(out: Path, classroom: Path | None = None) -> int:
+def rebuild(out: Path, classroom: Path | None = None, quiet: bool = False) -> int:
     """Recompute every summary in out/gpu-results.* from the raw runs in out/gpu-runs; ``classroom``: a
     classroom.json written by ``python -m autograder.tools.classroom_check`` becomes the classroom section."""
     json_path = out / "gpu-results.json"
@@ -373,7 +373,8 @@ def rebuild(out: Path, classroom: Path | None = None) -> int:
         results["torch"] = " / ".join(sorted(str(t) for t in torches))
     json_path.write_text(json.dumps(results, indent=1) + "\n")
     (out / "gpu-results.md").write_text(markdown(results))
-    print(markdown(results))
+    if not quiet:
+        print(markdown(results))
     return 0
 
 
@@ -389,12 +390,13 @@ def gate_failures(results: dict) -> list[str]:
 
 
 def start_results(out: Path) -> dict:
-    """This sitting's results, merged into out/gpu-results.json when that was written on this GPU and torch."""
+    """This sitting's results, merged into out/gpu-results.json. Earlier rows are kept whatever GPU or torch
+    they came from (each row says its GPU; the header lists them all after the closing rebuild): a sitting on
+    another card once wiped every row it did not grade again."""
     json_path = out / "gpu-results.json"
     previous = json.loads(json_path.read_text()) if json_path.exists() else {}
-    if previous and (previous.get("gpu"), previous.get("torch")) != (torch.cuda.get_device_name(), torch.__version__):
-        previous = {}  # another GPU or torch: nothing to merge with
-    results = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+    results = {"gpu": previous.get("gpu") or torch.cuda.get_device_name(),
+               "torch": previous.get("torch") or torch.__version__,
                "date": datetime.date.today().isoformat(), "exercises": dict(previous.get("exercises", {})),
                "redteam_gpu": dict(previous.get("redteam_gpu", {})), "cases": dict(previous.get("cases", {}))}
     if previous.get("notes"):  # what a maintainer wrote about these figures' provenance: kept as it is
@@ -558,6 +560,9 @@ def main(argv: list[str] | None = None) -> int:
         if "cases" in parts:
             place_cases(results, check_cases(exercise_ids, args.case_runs, args.jobs, log, raw, args.gpu_specific,
                                              args.case, budget))
+        save()
+        rebuild(args.out, quiet=True)  # the tables from every recorded run, this sitting's and earlier ones
+        results = json.loads(json_path.read_text())
         results["wall_s"] = round(time.perf_counter() - start, 1)
         save()
         log(markdown(results))
