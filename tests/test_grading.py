@@ -2,6 +2,7 @@
 runs the submission and is believed only where it is checked."""
 
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -307,6 +308,26 @@ def test_a_check_error_in_the_worker_does_not_end_the_grading():
     report = grade_source("def boom():\n    raise ValueError('no')\ndef double(x):\n    return 2 * x\n", exercise)
     assert report.result("raises").status == "failed" and "ValueError: no" in report.result("raises").message
     assert report.result("after").status == PASSED
+
+
+def test_a_function_that_never_returns_costs_its_own_checks_not_the_next_ones():
+    """Seen in a class on the GPU: a benchmark() that ran 1000x too long (every clock slowed) was killed at its
+    call's limit, and the other function's checks failed with it ("the worker did not answer"). The checks after
+    a dead worker get a fresh one, with the submission loaded again; the grading's own deadline still bounds it."""
+    def two(ctx):
+        return ctx.call(Entry("double"), 3, what="double(3)").value["value"] == 6 and "six"
+
+    hang = Check("hangs", "hangs", 1, lambda ctx: ctx.call(Entry("hang"), what="hang()", timeout=2), ("hang",))
+    exercise = Exercise("99_fake", "fake", ("double", "hang"), (
+        hang, Check("after", "after", 1, two, ("double",)), dataclasses.replace(hang, id="again"),
+        dataclasses.replace(hang, id="third"), Check("last", "last", 1, two, ("double",))), "nothing")
+    report = grade_source("import time\ndef hang():\n    time.sleep(600)\ndef double(x):\n    return 2 * x\n",
+                          exercise)
+    assert "did not answer within 2 s" in report.result("hangs").message
+    assert report.result("after").status == PASSED, report.result("after").message
+    assert report.result("again").status == report.result("third").status == "failed"
+    assert report.environment["worker_restarts"] == 2  # at most two fresh workers per grading: the last check
+    assert report.result("last").status == "failed" and "did not answer" in report.result("last").message
 
 
 def test_what_a_submission_writes_cannot_move_the_terminals_cursor_in_the_report():

@@ -59,6 +59,8 @@ from autograder.core.wire import (
 PACKAGE = Path(__file__).resolve().parent.parent  # the autograder package
 DEFAULT_TIMEOUT_S = 600
 CALL_TIMEOUT_S = 300  # one request; a grading's own deadline cuts it shorter
+MAX_RESTARTS = 2  # fresh workers for the checks after one that left the worker dead, per grading
+RESTART_MIN_LEFT_S = 30  # no fresh worker with less of the grading's time left than this
 # Inductor's warnings that say nothing about the learner's code: the first advises TF32, which the grader forbids.
 QUIET_WARNINGS = (r"TensorFloat32 tensor cores for float32 matrix multiplication available",
                   r"\s*Online softmax is disabled on the fly")
@@ -271,11 +273,11 @@ class Session:
         self.pool_dir: str | None = None  # this grading's own folder of shared memory (CPU pools), removed at the end
 
     @classmethod
-    def spawn(cls, *, timeout: float = DEFAULT_TIMEOUT_S, scratch: Path) -> Session:
+    def spawn(cls, *, timeout: float = DEFAULT_TIMEOUT_S, scratch: Path, log_name: str = "worker.log") -> Session:
         use_shared_memory_files()
         sandbox.refuse_tracing(torch.cuda.is_available())  # before any submission code runs beside the judge
         ours, theirs = socket.socketpair()
-        log = scratch / "worker.log"
+        log = scratch / log_name
         pools = Path(tempfile.mkdtemp(prefix="autograder-pools-", dir=shm_dir()))
         argv, env = sandboxed_worker([sys.executable, "-m", "autograder.core.worker", str(theirs.fileno())],
                                      worker_env(), scratch, pools)
@@ -291,7 +293,19 @@ class Session:
         session = cls(JudgeEnd(Connection(ours.detach())), process, log, time.monotonic() + timeout)
         session.pool_dir = str(pools)
         session.judge_children = judge_children
+        session.scratch = scratch
         return session
+
+    def restart(self) -> None:
+        """A fresh worker in place of this dead one, under the same grading deadline (the caller loads the
+        submission into it again). Only for a worker process this judge started, not a live kernel."""
+        self.restarts = getattr(self, "restarts", 0) + 1
+        fresh = Session.spawn(timeout=max(self.deadline - time.monotonic(), 1.0), scratch=self.scratch,
+                              log_name=f"worker-{self.restarts}.log")
+        self.end.close()
+        deadline, timeout, restarts = self.deadline, self._limit(), self.restarts
+        self.__dict__.update(fresh.__dict__)
+        self.deadline, self.timeout, self.restarts = deadline, timeout, restarts
 
     # ---- requests ----
     def call(self, op: str, timeout: float | None = None, fds: list[int] = (), **fields) -> dict:
@@ -641,8 +655,11 @@ def default_device() -> torch.device:
 # ---- the loop over checks ----
 
 def grade(exercise: Exercise, session: Session, load: dict, *, device, secret: str, policy: Policy,
-          only: list[str] | None = None, progress=None, prepared: dict | None = None) -> list[CheckResult]:
-    """Run ``exercise``'s checks against the worker behind ``session``; never raises for bad code."""
+          only: list[str] | None = None, progress=None, prepared: dict | None = None,
+          reload=None) -> list[CheckResult]:
+    """Run ``exercise``'s checks against the worker behind ``session``; never raises for bad code. ``reload``:
+    called when a check left the worker dead (a hang killed at its call's limit, a crash), to give the checks
+    after it a fresh worker: one function that never returns costs its own checks, not another function's."""
     ctx = GradeContext(exercise, session, torch.device(device), secret, policy, prepared=prepared or {})
     ctx.notes["load_s"] = float(load.get("load_s") or 0.0)  # the judge's clock around loading the submission
     wanted = set(only or ())
@@ -656,6 +673,8 @@ def grade(exercise: Exercise, session: Session, load: dict, *, device, secret: s
             if progress:
                 progress(i, len(checks), check.title)
             results.append(run_check(check, ctx, load))
+            if session.dead and reload and i + 1 < len(checks):
+                reload()  # the checks after it get a worker of their own; it stays dead if that fails too
     if progress:
         progress(len(checks), len(checks), "done")
     return results
@@ -789,12 +808,34 @@ def grade_session(exercise: Exercise, session: Session, *, device, secret: str, 
                              environment())
     load_s = time.perf_counter() - start
     load["load_s"] = load_s  # for checks that charge it (exercise 03's compile budget: a compile at import)
+
+    def reload() -> None:
+        """The submission loaded again into a fresh worker (``load`` updated in place), at most MAX_RESTARTS
+        times and only with time left: each death already cost its check a call's limit."""
+        if session.process is None or getattr(session, "restarts", 0) >= MAX_RESTARTS \
+                or session.deadline - time.monotonic() < RESTART_MIN_LEFT_S:
+            return
+        session.restart()
+        try:
+            session.call("hello", timeout=120)
+            again = session.call("load", timeout=policy.timeout, sources=sources or [],
+                                 entry_points=list(exercise.entry_points))
+        except WorkerGone:
+            return
+        if "fatal" in again:
+            session.kill(str(again["fatal"]))
+            return
+        load.clear()
+        load.update({**again, "load_s": load_s})  # the first load's time is the one a compile budget charges
+
     results = grade(exercise, session, load, device=device, secret=secret, policy=policy, only=only,
-                    progress=progress, prepared=prepared)
+                    progress=progress, prepared=prepared, reload=reload)
     report = Report(exercise.id, results, {**environment(), "load_s": load_s}, 0.0, policy.allow_skip)
     if hidden:
         report.hidden = grade(exercise, session, load, device=device, secret=secret + HIDDEN, policy=policy,
-                              only=list(exercise.hidden_checks))
+                              only=list(exercise.hidden_checks), reload=reload)
+    if getattr(session, "restarts", 0):
+        report.environment["worker_restarts"] = session.restarts
     report.seconds = time.perf_counter() - start
     return report
 
