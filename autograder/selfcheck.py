@@ -135,10 +135,24 @@ def hidden_check(exercise_id: str, check_id: str, namespace: dict) -> None:
     if _nbgrader_autograde():
         result = report_for(exercise_id, namespace).hidden_result(check_id)
     else:
-        result = grade_live(LiveRequest(exercise_id, allow_skip=skip_allowed(), only=[check_id], hidden_stream=True),
-                            namespace).result(check_id)
+        result = _hidden_live(exercise_id, check_id, namespace).result(check_id)
     print("hidden test: " + result.line())
     _raise_unless_passed(result)
+
+
+def _hidden_live(exercise_id: str, check_id: str, namespace: dict) -> Report:
+    """The hidden checks of the exercise whose functions are defined by now (``check_id`` always), graded live
+    on the hidden stream by one judge and kept per set of definitions (as ``report_for``): the notebook's later
+    hidden cells read the same report instead of starting a judge each."""
+    exercise = get_exercise(exercise_id)
+    objects = _entry_points(exercise_id, namespace)
+    cached = _cache.get(("hidden", exercise_id))
+    if cached is None or check_id not in cached[2] or any(a is not b for a, b in zip(cached[0], objects, strict=True)):
+        ready = [c.id for c in exercise.checks if c.id in exercise.hidden_checks
+                 and (c.id == check_id or all(namespace.get(n) is not None for n in c.needs))]
+        request = LiveRequest(exercise_id, allow_skip=skip_allowed(), hidden_stream=True, only=ready)
+        cached = _cache[("hidden", exercise_id)] = (objects, grade_live(request, namespace), set(ready))
+    return cached[1]
 
 
 def check(exercise_id: str, namespace: dict) -> None:

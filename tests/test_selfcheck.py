@@ -39,3 +39,31 @@ def test_a_gpu_speed_check_on_a_cpu_fails_unless_skipping_is_allowed(monkeypatch
     monkeypatch.setenv("COURSE_ALLOW_SKIP", "1")
     selfcheck._cache.clear()
     selfcheck.grade_cell(EX, "fast_gelu_bias_speed", namespace)  # skipped, as CI permits
+
+
+def test_a_notebooks_hidden_cells_share_one_live_grading_per_set_of_definitions(monkeypatch):
+    """Self-study and papermill: the first hidden cell grades every hidden check whose functions exist by then
+    (one judge), the next hidden cell reads that report; a redefined function, or a check whose function was
+    missing then, is graded again."""
+    from autograder.core.protocol import PASSED, CheckResult, Report
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    asked = []
+
+    def fake_live(request, namespace, progress=None):
+        asked.append(tuple(request.only))
+        assert request.hidden_stream
+        results = [CheckResult(c, c, "correctness", 1.0, 1, PASSED, "ok", "") for c in request.only]
+        return Report("02_compile_pipeline", results, {}, 0.0, False)
+
+    monkeypatch.setattr(selfcheck, "grade_live", fake_live)
+    monkeypatch.setattr(selfcheck, "_cache", {})
+    namespace = {"GraphRecorder": object()}  # make_train_step is written further down the notebook
+    selfcheck.hidden_check("02_compile_pipeline", "recorder_ops", namespace)
+    namespace["make_train_step"] = object()
+    selfcheck.hidden_check("02_compile_pipeline", "train_step_correct", namespace)  # was not ready: graded now
+    selfcheck.hidden_check("02_compile_pipeline", "recorder_ops", namespace)  # nothing redefined: no judge
+    assert asked == [("recorder_ops",), ("recorder_ops", "train_step_correct")]
+    namespace["GraphRecorder"] = object()
+    selfcheck.hidden_check("02_compile_pipeline", "train_step_correct", namespace)
+    assert len(asked) == 3
