@@ -132,10 +132,13 @@ if os.path.exists(_nb):
 # Known-wrong approaches and the cheats that work inside the grader (patched comparisons, sys.exit, ...) are
 # graded once each as cases (tests/test_cases.py); the class holds what the nbgrader flow itself must handle.
 SECRET = "instructor-secret-for-the-test"
-# Graded again one at a time (make autograde WORKERS=1): a half-done notebook (some points) and a forger. The
-# honest reference, its split cell and the warm-up are graded once, in the fan-out class: what this pair proves is
-# that the serial path records the same scores, which two cheap units prove as well as two full gradings.
-SERIAL = ("dave", "mallory")
+# Graded again one at a time (make autograde WORKERS=1), six of the class (issue 21: the serial and fan-out paths
+# give the same grades on six or more students, cheats included): the untouched stub, the unreadable file, the
+# half-done notebook (some points), the deleted test cells, the forger and the warm-up's planted link. Each must
+# score what CLASS says in both classes (the TIMED checks: their own run's trusted report), so the two agree. The
+# full gradings (the split reference, the snoop) and the hang are graded once, in the fan-out class: they cost
+# the most and prove nothing more about who records the scores.
+SERIAL = ("bob", "carol", "dave", "heidi", "mallory", "trudy")
 # On a CPU these checks' verdicts hang on timing (the learner's benchmark against the grader's own clock), which
 # other tests on the same 2 cores disturb, whichever path started the grading: for them the recorded score must
 # be this run's trusted report's (exercise 01's own tests prove the reference passes them).

@@ -330,6 +330,37 @@ def test_a_function_that_never_returns_costs_its_own_checks_not_the_next_ones():
     assert report.result("last").status == "failed" and "did not answer" in report.result("last").message
 
 
+def test_a_restarted_worker_starts_in_a_folder_the_dead_one_never_saw(tmp_path):
+    """A red team's 8/8 for 0/8 of work: the first worker linked the next worker's log (and the cache folder the
+    judge copies into) in its own folder to a file outside the sandbox, then died; the judge, opening the log for
+    the fresh worker, created that file as itself, and the fresh worker printed a module into it that the judge's
+    process imported at exit and that rewrote the report. The fresh worker gets a folder of its own now."""
+    target = tmp_path / "planted.py"
+    source = f"""import os, sys
+def plant():
+    for name in ("worker.log", "worker-1.log", "worker-2.log", "cache", "restarted"):
+        try:
+            os.symlink({str(target)!r}, name)
+        except OSError:
+            pass
+    os._exit(3)
+def where():
+    print("PAYLOAD = 1")  # into the log: wherever the judge opened it
+    return [os.getcwd(), os.path.exists("restarted")]
+"""
+    exercise = Exercise("99_fake", "fake", ("plant", "where"), (
+        Check("plants", "plants", 1, lambda ctx: ctx.call(Entry("plant"), what="plant()"), ("plant",)),
+        Check("after", "after", 1, lambda ctx: str(ctx.call(Entry("where"), what="where()").value["value"]),
+              ("where",))), "nothing")
+    report = grade_source(source, exercise)
+    assert report.result("plants").status == "failed" and report.environment["worker_restarts"] == 1
+    assert report.result("after").status == PASSED, report.result("after").message
+    cwd, saw_the_link = eval(report.result("after").message)  # noqa: S307 (our own repr of a list)
+    assert not saw_the_link and "autograder-restart-" in cwd
+    assert not os.path.lexists(target), "the judge wrote through a link the dead worker planted"
+    assert not Path(cwd).exists()  # the restart's folder went with the grading
+
+
 def test_what_a_submission_writes_cannot_move_the_terminals_cursor_in_the_report():
     """A red team's exception message held escape sequences that moved the cursor up and printed a fake "3/3"
     and "[PASS]" over the failed check's line in a terminal. Every control character from the worker is shown as

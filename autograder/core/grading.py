@@ -273,11 +273,13 @@ class Session:
         self.pool_dir: str | None = None  # this grading's own folder of shared memory (CPU pools), removed at the end
 
     @classmethod
-    def spawn(cls, *, timeout: float = DEFAULT_TIMEOUT_S, scratch: Path, log_name: str = "worker.log") -> Session:
+    def spawn(cls, *, timeout: float = DEFAULT_TIMEOUT_S, scratch: Path) -> Session:
+        """A worker in ``scratch``, which must be a fresh folder no submission code has run in: the judge opens the
+        worker's log there and copies the warm compile cache into it, following whatever links it finds."""
         use_shared_memory_files()
         sandbox.refuse_tracing(torch.cuda.is_available())  # before any submission code runs beside the judge
         ours, theirs = socket.socketpair()
-        log = scratch / log_name
+        log = scratch / "worker.log"
         pools = Path(tempfile.mkdtemp(prefix="autograder-pools-", dir=shm_dir()))
         argv, env = sandboxed_worker([sys.executable, "-m", "autograder.core.worker", str(theirs.fileno())],
                                      worker_env(), scratch, pools)
@@ -293,19 +295,24 @@ class Session:
         session = cls(JudgeEnd(Connection(ours.detach())), process, log, time.monotonic() + timeout)
         session.pool_dir = str(pools)
         session.judge_children = judge_children
-        session.scratch = scratch
         return session
 
     def restart(self) -> None:
         """A fresh worker in place of this dead one, under the same grading deadline (the caller loads the
-        submission into it again). Only for a worker process this judge started, not a live kernel."""
+        submission into it again). Only for a worker process this judge started, not a live kernel.
+
+        It gets a fresh scratch folder too: the dead worker could write its own, and a red team's link planted
+        there (the next worker's log, pointed at a file the judge's process would import) made the judge write a
+        file of the submission's choosing outside the sandbox, which forged the report. Nothing passes from one
+        worker's folder to the next."""
         self.restarts = getattr(self, "restarts", 0) + 1
-        fresh = Session.spawn(timeout=max(self.deadline - time.monotonic(), 1.0), scratch=self.scratch,
-                              log_name=f"worker-{self.restarts}.log")
+        scratch = Path(tempfile.mkdtemp(prefix="autograder-restart-"))
+        owned = [*getattr(self, "owned_scratch", []), scratch]
+        fresh = Session.spawn(timeout=max(self.deadline - time.monotonic(), 1.0), scratch=scratch)
         self.end.close()
         deadline, timeout, restarts = self.deadline, self._limit(), self.restarts
         self.__dict__.update(fresh.__dict__)
-        self.deadline, self.timeout, self.restarts = deadline, timeout, restarts
+        self.deadline, self.timeout, self.restarts, self.owned_scratch = deadline, timeout, restarts, owned
 
     # ---- requests ----
     def call(self, op: str, timeout: float | None = None, fds: list[int] = (), **fields) -> dict:
@@ -482,6 +489,8 @@ class Session:
                 pass
         self.kill("the grading ended")
         self.end.close()
+        for scratch in getattr(self, "owned_scratch", []):  # a restart's folders (the first is the caller's)
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 # ---- the grading context: what a check gets ----
