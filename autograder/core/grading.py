@@ -271,6 +271,8 @@ class Session:
         self.judge_children: set[int] = set()  # the judge's children before the worker: not the submission's
         self.paused_ticks = 0
         self.pool_dir: str | None = None  # this grading's own folder of shared memory (CPU pools), removed at the end
+        self.restarts = 0  # fresh workers after dead ones (restart)
+        self.owned_scratch: list[Path] = []  # the restarts' scratch folders, removed at the end
 
     @classmethod
     def spawn(cls, *, timeout: float = DEFAULT_TIMEOUT_S, scratch: Path) -> Session:
@@ -305,14 +307,12 @@ class Session:
         there (the next worker's log, pointed at a file the judge's process would import) made the judge write a
         file of the submission's choosing outside the sandbox, which forged the report. Nothing passes from one
         worker's folder to the next."""
-        self.restarts = getattr(self, "restarts", 0) + 1
         scratch = Path(tempfile.mkdtemp(prefix="autograder-restart-"))
-        owned = [*getattr(self, "owned_scratch", []), scratch]
         fresh = Session.spawn(timeout=max(self.deadline - time.monotonic(), 1.0), scratch=scratch)
         self.end.close()
-        deadline, timeout, restarts = self.deadline, self._limit(), self.restarts
-        self.__dict__.update(fresh.__dict__)
-        self.deadline, self.timeout, self.restarts, self.owned_scratch = deadline, timeout, restarts, owned
+        kept = {"deadline": self.deadline, "timeout": self._limit(), "restarts": self.restarts + 1,
+                "owned_scratch": [*self.owned_scratch, scratch]}
+        self.__dict__.update({**fresh.__dict__, **kept})
 
     # ---- requests ----
     def call(self, op: str, timeout: float | None = None, fds: list[int] = (), **fields) -> dict:
@@ -489,7 +489,7 @@ class Session:
                 pass
         self.kill("the grading ended")
         self.end.close()
-        for scratch in getattr(self, "owned_scratch", []):  # a restart's folders (the first is the caller's)
+        for scratch in self.owned_scratch:  # a restart's folders (the first is the caller's)
             shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -821,7 +821,7 @@ def grade_session(exercise: Exercise, session: Session, *, device, secret: str, 
     def reload() -> None:
         """The submission loaded again into a fresh worker (``load`` updated in place), at most MAX_RESTARTS
         times and only with time left: each death already cost its check a call's limit."""
-        if session.process is None or getattr(session, "restarts", 0) >= MAX_RESTARTS \
+        if session.process is None or session.restarts >= MAX_RESTARTS \
                 or session.deadline - time.monotonic() < RESTART_MIN_LEFT_S:
             return
         session.restart()
@@ -843,7 +843,7 @@ def grade_session(exercise: Exercise, session: Session, *, device, secret: str, 
     if hidden:
         report.hidden = grade(exercise, session, load, device=device, secret=secret + HIDDEN, policy=policy,
                               only=list(exercise.hidden_checks), reload=reload)
-    if getattr(session, "restarts", 0):
+    if session.restarts:
         report.environment["worker_restarts"] = session.restarts
     report.seconds = time.perf_counter() - start
     return report

@@ -378,6 +378,17 @@ def rebuild(out: Path, classroom: Path | None = None, quiet: bool = False) -> in
     return 0
 
 
+def finish(out: Path, started: float, quiet: bool = False) -> dict:
+    """The end of a sitting: every table rebuilt from the recorded runs (this sitting's and earlier ones), and the
+    sitting's wall time since ``started`` (perf_counter) added to out/gpu-results.json."""
+    rebuild(out, quiet=quiet)
+    json_path = out / "gpu-results.json"
+    results = json.loads(json_path.read_text())
+    results["wall_s"] = round(time.perf_counter() - started, 1)
+    json_path.write_text(json.dumps(results, indent=1) + "\n")
+    return results
+
+
 def gate_failures(results: dict) -> list[str]:
     """What makes gpu-check fail: a case not graded as promised, a reference failing, a wrong approach passing."""
     bad = [f"{k}: {v}" for k, v in results["redteam_gpu"].items() if v.startswith("WRONG")]
@@ -484,10 +495,7 @@ def fan_out(args, n: int) -> int:
                 os.killpg(child.pid, signal.SIGKILL)
                 child.wait()
         merge_runs([s for s in sources if s.exists()], args.out, args.accumulate)
-    rebuild(args.out)
-    results = json.loads((args.out / "gpu-results.json").read_text())
-    results["wall_s"] = round(time.perf_counter() - start, 1)
-    (args.out / "gpu-results.json").write_text(json.dumps(results, indent=1) + "\n")
+    results = finish(args.out, start)
     bad = gate_failures(results)
     with open(args.out / "gpu-check.log", "a") as log:
         for line in bad:
@@ -561,10 +569,7 @@ def main(argv: list[str] | None = None) -> int:
             place_cases(results, check_cases(exercise_ids, args.case_runs, args.jobs, log, raw, args.gpu_specific,
                                              args.case, budget))
         save()
-        rebuild(args.out, quiet=True)  # the tables from every recorded run, this sitting's and earlier ones
-        results = json.loads(json_path.read_text())
-        results["wall_s"] = round(time.perf_counter() - start, 1)
-        save()
+        results = finish(args.out, start, quiet=True)
         log(markdown(results))
         bad = gate_failures(results)
         for line in bad:
