@@ -35,6 +35,7 @@ from autograder.core.protocol import Report
 from autograder.exercises import EXERCISES, get_exercise
 from autograder.selfcheck import REPORT_ENV, SKIP_ENV, run_judge, submission_timeout
 from autograder.tools.notebooks import for_nbgrader
+from autograder.tools.release import NBGRADER
 
 RESULT = "result.json"
 # What the feedback run (a process that runs student code) may see of the caller's environment.
@@ -106,7 +107,7 @@ def feedback_run(scratch: Path, student: str, assignment: str, reports: Path, lo
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     env[REPORT_ENV] = str(reports)
     env["PYTHONPATH"] = str(sandbox.PACKAGE.parent)
-    cmd = [sys.executable, "-m", "nbgrader", "autograde", assignment, "--student", student, "--force",
+    cmd = [sys.executable, "-m", NBGRADER, "autograde", assignment, "--student", student, "--force",
            f"--CourseDirectory.root={scratch}", f"--CourseDirectory.db_url=sqlite:///{scratch / 'gradebook.db'}"]
     argv = sandbox.wrap(cmd, writable=[scratch], readable=[reports], cwd=scratch)
     with open(log, "w") as output:

@@ -25,12 +25,15 @@ def assignments(source: Path = SOURCE) -> list[str]:
     return sorted(p.name for p in source.iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
 
 
+NBGRADER = "autograder.tools.nbgrader_main"  # `python -m nbgrader`, started faster
+
+
 def nbgrader_command(course: Path, *args: str) -> tuple[list[str], dict]:
     """The command line and environment that run one nbgrader command for the course folder ``course``."""
     env = dict(os.environ)
     # nbgrader shells out to `alembic` for its gradebook: this interpreter's scripts must be on PATH.
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    return [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={course}"], env
+    return [sys.executable, "-m", NBGRADER, *args, f"--CourseDirectory.root={course}"], env
 
 
 def run_nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
@@ -38,7 +41,8 @@ def run_nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
     cmd, env = nbgrader_command(course, *args)
     proc = subprocess.run(cmd, cwd=course, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd[2:])} failed (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+        raise RuntimeError(f"nbgrader {' '.join(cmd[3:])} failed (exit {proc.returncode}):\n{proc.stdout}\n"
+                           f"{proc.stderr}")
     return proc
 
 
