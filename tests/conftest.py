@@ -91,3 +91,20 @@ def pytest_configure(config):
     if getattr(config.option, "dist", "no") == "loadgroup" and int(pytest.__version__.split(".")[0]) >= 9:
         raise pytest.UsageError(f"pytest {pytest.__version__} drops pytest-xdist's xdist_group, which `make test` "
                                 "needs: pip install -e '.[dev]' (pytest<9)")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """After pytest's slowest tests, the seconds each test file took (setup, call and teardown, summed over its
+    tests): where the suite's time goes, for whoever keeps `make test` short."""
+    seconds: dict[str, float] = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) in ("setup", "call", "teardown") and hasattr(report, "duration"):
+                path = report.nodeid.split("::", 1)[0]
+                seconds[path] = seconds.get(path, 0.0) + report.duration
+    if len(seconds) < 2:
+        return
+    total = sum(seconds.values())
+    terminalreporter.write_sep("=", f"seconds per test file ({total:.0f} s in all, over every test process)")
+    for path, s in sorted(seconds.items(), key=lambda kv: -kv[1])[:12]:
+        terminalreporter.write_line(f"{s:8.1f} s  {s / total:5.1%}  {path}")
