@@ -181,3 +181,52 @@ def test_a_deadline_starts_no_grading_that_would_not_end_in_time(tmp_path, monke
     args = SimpleNamespace(part=["reference"], case_runs=1, jobs=1, exercise=None, deadline=300)
     argv = gpu_check.child_argv(args, 2, [], Path("/o"))
     assert argv[argv.index("--deadline") + 1] == f"{300 - gpu_check.CHILD_MARGIN_S:g}"  # the child stops itself first
+
+
+def test_until_grades_each_case_up_to_n_runs_of_this_gpu_and_a_cut_short_sitting_keeps_what_ended(tmp_path,
+                                                                                                   monkeypatch):
+    """`--until N` (how the 20 gradings of every wrong approach accumulate over sittings): a file already holding
+    runs of this GPU gets only what it lacks; a file of another GPU model starts over (a file keeps one GPU's
+    runs); cases graded at once go in rounds, each written as it ends, so a deadline loses no finished grading.
+    Gradings here are sleeps of known length, on no GPU."""
+    import time
+
+    from autograder.core.protocol import CheckResult
+    from autograder.tools import gpu_check
+
+    untimed, timed_case = "06_cuda_graphs/no_copy", "01_eager_mode/eager"
+    cases = {f"{c.exercise}/{c.name}": c for c in gpu_check.selected_cases(["01_eager_mode", "06_cuda_graphs"],
+                                                                          kinds=["wrong"])}
+    assert {untimed, timed_case} <= set(cases) and all(c.kind == "wrong" for c in cases.values())
+    assert gpu_check.timed(cases[timed_case]) and not gpu_check.timed(cases[untimed])
+
+    def grading(fn, exercise_id, path, only, alone):  # 0.2 s, failing the checks it was asked for
+        time.sleep(0.2)
+        return Report(exercise_id, [CheckResult(c, c, "correctness", 0.0, 1, "failed", "no") for c in only],
+                      {"gpu": "GPU A"}, 0.2, False).to_json()
+
+    monkeypatch.setattr(gpu_check, "in_fresh_judge", grading)
+    raw = RawRuns(tmp_path, accumulate=True)
+    path, reports = raw.start("06_cuda_graphs", "no_copy")
+    for _ in range(2):
+        RawRuns.add(path, reports, Report("06_cuda_graphs", [], {"gpu": "GPU A"}, 1.0, False))
+    path, reports = raw.start("01_eager_mode", "eager")
+    RawRuns.add(path, reports, Report("01_eager_mode", [], {"gpu": "GPU B"}, 1.0, False))
+    lines = []
+    gpu_check.check_cases(["01_eager_mode", "06_cuda_graphs"], 99, 2, lines.append, raw, names=[untimed, timed_case],
+                          until=4, gpu="GPU A")
+    count = {name: len(RawRuns.read(tmp_path / "gpu-runs" / f"{name.replace('/', '.')}.jsonl")) for name in cases
+             if name in (untimed, timed_case)}
+    assert count == {untimed: 4, timed_case: 4}  # 2 more; 4 from the start (its GPU B run is gone)
+    assert any("of another GPU (GPU B)" in line for line in lines)
+    for name in (untimed, timed_case):
+        recorded = RawRuns.read(tmp_path / "gpu-runs" / f"{name.replace('/', '.')}.jsonl")
+        assert {r.environment["gpu"] for r in recorded} == {"GPU A"}
+
+    # A deadline in the middle of the rounds: each round is 0.2 s (two cases, two at a time).
+    (tmp_path / "gpu-runs" / "06_cuda_graphs.no_copy.jsonl").unlink()
+    budget = gpu_check.Budget(0.7, first_s=0.2)
+    gpu_check.check_cases(["06_cuda_graphs"], 99, 2, lines.append, raw, names=[untimed], budget=budget, until=10,
+                          gpu="GPU A")
+    assert len(RawRuns.read(tmp_path / "gpu-runs" / "06_cuda_graphs.no_copy.jsonl")) == 3  # a 4th would end late
+    assert "not enough for a round" in lines[-2]  # then the case's line: its 3 runs

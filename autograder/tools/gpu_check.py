@@ -96,13 +96,20 @@ class RawRuns:
     def __init__(self, out: Path, accumulate: bool):
         self.dir, self.accumulate = out / "gpu-runs", accumulate
 
-    def start(self, exercise_id: str, name: str) -> tuple[Path, list[Report]]:
+    def start(self, exercise_id: str, name: str, keep: bool | None = None) -> tuple[Path, list[Report]]:
+        """The file's path and the runs it keeps (``keep``: this sitting's --accumulate unless told); an empty
+        file where it keeps none."""
         path = self.dir / f"{exercise_id}.{name}.jsonl"
         self.dir.mkdir(parents=True, exist_ok=True)
-        if self.accumulate and path.exists():
-            return path, [Report.from_json(line) for line in path.read_text().splitlines() if line.strip()]
+        if (self.accumulate if keep is None else keep) and path.exists():
+            return path, self.read(path)
         path.write_text("")
         return path, []
+
+    @staticmethod
+    def read(path: Path) -> list[Report]:
+        return [Report.from_json(line) for line in path.read_text().splitlines() if line.strip()] \
+            if path.exists() else []
 
     @staticmethod
     def add(path: Path, reports: list[Report], report: Report) -> None:
@@ -195,17 +202,21 @@ def _judge_process() -> None:
 
 
 def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_specific: bool = False,
-                names: list[str] | None = None, budget: Budget | None = None) -> dict[str, dict]:
+                names: list[str] | None = None, budget: Budget | None = None, until: int | None = None,
+                kinds: list[str] | None = None, gpu: str | None = None) -> dict[str, dict]:
     """Every GPU-capable case of the exercises, ``runs`` gradings each. The cases whose verdicts rest on no clock
-    go first, ``jobs`` at a time, each judged in a process of its own (judges sharing one process would share the
-    GIL, Dynamo's caches and the measured copy bandwidth, which no real grading does); then the timed ones, one at a
-    time, like the references; last the cases that touch the grader's own files (every check at stake), so they
-    cannot disturb the others' gradings. ``gpu_specific``: only the cases whose verdict a GPU changes (the CPU
-    suite runs the rest). ``names``: only these cases (``exercise/name``). ``budget``: no case graded alone is
-    started that would not end before its deadline (expected: the longest case of its exercise so far); the cases
-    graded at once start together, only while a first grading's time is left."""
+    go first, in rounds of one grading per case, ``jobs`` at a time, each judged in a process of its own (judges
+    sharing one process would share the GIL, Dynamo's caches and the measured copy bandwidth, which no real grading
+    does); then the timed ones, one at a time, like the references; last the cases that touch the grader's own
+    files (every check at stake), so they cannot disturb the others' gradings. ``gpu_specific``: only the cases
+    whose verdict a GPU changes (the CPU suite runs the rest). ``names``: only these cases (``exercise/name``);
+    ``kinds``: only these kinds (wrong, cheat, honest). ``until``: instead of ``runs``, as many gradings as bring
+    each case's file to ``until`` runs of this GPU (``gpu``, the device's name; a file of another GPU model starts
+    over: a file keeps one GPU's runs). ``budget``: nothing is started that would not end before its deadline (a
+    round: as long as the longest round so far; a case graded alone: the longest case of its exercise so far).
+    Every grading is written to its file as it ends, so a sitting cut short keeps all it finished."""
     budget = budget or Budget()
-    todo = selected_cases(exercise_ids, gpu_specific, names)
+    todo = selected_cases(exercise_ids, gpu_specific, names, kinds)
     last = [c for c in todo if "*" in c.checks]
     serial = [c for c in todo if c not in last and timed(c)]
     parallel = [c for c in todo if c not in last and c not in serial]
@@ -213,42 +224,67 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
     def only(case):
         return case.graded_checks(cuda=True) if case.outcome == "rejected" else (list(case.checks) or None)
 
+    keep, left, files = {}, {}, {}  # files: opened at a case's first grading (a file is never emptied for nothing)
+    for case in todo:
+        keep[case] = None  # this sitting's --accumulate
+        left[case] = runs
+        if until is not None:
+            earlier = RawRuns.read(raw.dir / f"{case.exercise}.{case.name}.jsonl")
+            keep[case] = all(str(r.environment.get("gpu")) == gpu for r in earlier)
+            if earlier and not keep[case]:
+                log(f"case {case.exercise}/{case.name}: its {len(earlier)} recorded runs are of another GPU "
+                    f"({earlier[0].environment.get('gpu')}); graded from the start on {gpu}")
+            left[case] = max(until - (len(earlier) if keep[case] else 0), 0)
+
     out = {}
 
-    def record(case, results):
-        path, reports = raw.start(case.exercise, case.name)
-        for report in results:
-            RawRuns.add(path, reports, report)
+    def add(case, report_json: str) -> None:
+        if case not in files:
+            files[case] = raw.start(case.exercise, case.name, keep[case])
+        path, reports = files[case]
+        RawRuns.add(path, reports, Report.from_json(report_json))
+        left[case] -= 1
+
+    def record(case) -> None:
+        if case not in files:  # nothing graded in this sitting
+            return
+        path, reports = files[case]
         out[f"{case.exercise}/{case.name}"] = summary = summarise_case(case, reports)
         log(f"case {case.exercise}/{case.name} ({case.kind}, {case.outcome}): {summary['as_promised']}/"
             f"{len(reports)} as promised | " + " | ".join(reports[-1].lines()[1:]))
 
-    if parallel and not budget.refuses("cases at once", f"the {len(parallel)} cases graded at once", log):
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:  # each grading: its own judge
-            futures = {case: [pool.submit(in_fresh_judge, _grade_case, case.exercise, str(case.path), only(case),
-                                          False) for _ in range(runs)] for case in parallel}
-            for case, pending in futures.items():
-                record(case, [Report.from_json(f.result()) for f in pending])
+    def round_of(pool, cases) -> list[str]:
+        return [f.result() for f in [pool.submit(in_fresh_judge, _grade_case, c.exercise, str(c.path), only(c), False)
+                                     for c in cases]]
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:  # each grading: its own judge
+        while pending := [c for c in parallel if left[c] > 0]:
+            if budget.refuses("cases at once", f"a round of the {len(pending)} cases graded at once", log):
+                break
+            for case, report in zip(pending, budget.run("cases at once", round_of, pool, pending), strict=True):
+                add(case, report)
+    for case in parallel:
+        record(case)
     for case in serial + last:
-        results = []
         try:
-            for _ in range(runs):  # expected to last as long as the longest case of its exercise so far
+            while left[case] > 0:  # expected to last as long as the longest case of its exercise so far
                 if budget.refuses(f"case {case.exercise}", f"case {case.exercise}/{case.name}", log):
                     break
-                results.append(Report.from_json(budget.run(f"case {case.exercise}", in_fresh_judge, _grade_case,
-                                                           case.exercise, str(case.path), only(case), True)))
+                add(case, budget.run(f"case {case.exercise}", in_fresh_judge, _grade_case, case.exercise,
+                                     str(case.path), only(case), True))
         finally:
             (Path(__file__).resolve().parents[1] / "zz_redteam_injected.py").unlink(missing_ok=True)
-        if results:
-            record(case, results)
+        record(case)
     return out
 
 
-def selected_cases(exercise_ids, gpu_specific: bool = False, names: list[str] | None = None) -> list:
-    """The cases a GPU grades: of these exercises, only the GPU-specific ones if asked, only ``names`` if given."""
+def selected_cases(exercise_ids, gpu_specific: bool = False, names: list[str] | None = None,
+                   kinds: list[str] | None = None) -> list:
+    """The cases a GPU grades: of these exercises, only the GPU-specific ones if asked, only ``names`` and only
+    ``kinds`` (wrong, cheat, honest) if given."""
     return [c for c in case_files.cases(device="gpu") if c.exercise in exercise_ids and c.outcome != "secret-hidden"
             and (not gpu_specific or c.device == "gpu" or c.gpu_checks)
-            and (not names or f"{c.exercise}/{c.name}" in names)]
+            and (not names or f"{c.exercise}/{c.name}" in names) and (not kinds or c.kind in kinds)]
 
 
 def case_verdict(summary: dict) -> str:
@@ -469,7 +505,8 @@ def fan_out(args, n: int) -> int:
         return 2
     exercise_ids = args.exercise or sorted(EXERCISES)
     parts = set(args.part or ["reference", "cases"])
-    names = split_cases(selected_cases(exercise_ids, args.gpu_specific, args.case) if "cases" in parts else [], n)
+    names = split_cases(selected_cases(exercise_ids, args.gpu_specific, args.case, args.kind)
+                        if "cases" in parts else [], n)
     runs = split_runs(args.runs if "reference" in parts else 0, n)
     args.out.mkdir(parents=True, exist_ok=True)
     results = start_results(args.out)
@@ -520,6 +557,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the cases whose verdict a GPU changes (GPU-only cases, speed gates)")
     parser.add_argument("--case", action="append", metavar="EXERCISE/NAME",
                         help="only these cases (e.g. 03_compile_modes/deferred_compile)")
+    parser.add_argument("--kind", action="append", choices=("wrong", "cheat", "honest"),
+                        help="only the cases of this kind (e.g. --kind wrong: the wrong approaches)")
+    parser.add_argument("--until", type=int, metavar="N",
+                        help="instead of --case-runs: grade each case until its file holds N runs of this GPU "
+                             "model (a file of another model starts over), over as many sittings as it takes; "
+                             "one GPU only")
     parser.add_argument("--accumulate", action="store_true",
                         help="add these runs to the ones recorded in --out/gpu-runs instead of starting over")
     parser.add_argument("--gpus", type=int, default=1,
@@ -536,6 +579,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.rebuild:
         return rebuild(args.out, args.classroom)
+    if args.until is not None and args.gpus > 1:
+        parser.error("--until counts the runs a file already holds: use it with one GPU (--gpus 1)")
     parts = set(args.part or ["reference", "cases"])
     if not torch.cuda.is_available():
         print("make gpu-check needs a CUDA GPU: torch.cuda.is_available() is False here", file=sys.stderr)
@@ -567,7 +612,7 @@ def main(argv: list[str] | None = None) -> int:
                 save()
         if "cases" in parts:
             place_cases(results, check_cases(exercise_ids, args.case_runs, args.jobs, log, raw, args.gpu_specific,
-                                             args.case, budget))
+                                             args.case, budget, args.until, args.kind, torch.cuda.get_device_name()))
         save()
         results = finish(args.out, start, quiet=True)
         log(markdown(results))
