@@ -99,12 +99,15 @@ class RawRuns:
     def start(self, exercise_id: str, name: str, keep: bool | None = None) -> tuple[Path, list[Report]]:
         """The file's path and the runs it keeps (``keep``: this sitting's --accumulate unless told); an empty
         file where it keeps none."""
-        path = self.dir / f"{exercise_id}.{name}.jsonl"
+        path = self.path(exercise_id, name)
         self.dir.mkdir(parents=True, exist_ok=True)
         if (self.accumulate if keep is None else keep) and path.exists():
             return path, self.read(path)
         path.write_text("")
         return path, []
+
+    def path(self, exercise_id: str, name: str) -> Path:
+        return self.dir / f"{exercise_id}.{name}.jsonl"
 
     @staticmethod
     def read(path: Path) -> list[Report]:
@@ -229,7 +232,7 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
         keep[case] = None  # this sitting's --accumulate
         left[case] = runs
         if until is not None:
-            earlier = RawRuns.read(raw.dir / f"{case.exercise}.{case.name}.jsonl")
+            earlier = RawRuns.read(raw.path(case.exercise, case.name))
             keep[case] = all(str(r.environment.get("gpu")) == gpu for r in earlier)
             if earlier and not keep[case]:
                 log(f"case {case.exercise}/{case.name}: its {len(earlier)} recorded runs are of another GPU "
