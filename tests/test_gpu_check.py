@@ -230,3 +230,52 @@ def test_until_grades_each_case_up_to_n_runs_of_this_gpu_and_a_cut_short_sitting
                           gpu="GPU A")
     assert len(RawRuns.read(tmp_path / "gpu-runs" / "06_cuda_graphs.no_copy.jsonl")) == 3  # a 4th would end late
     assert "not enough for a round" in lines[-2]  # then the case's line: its 3 runs
+
+
+def test_until_over_several_gpus_deals_whole_cases_by_the_work_they_lack_and_merges_each_file_back_whole(
+        tmp_path, monkeypatch):
+    """`--until N --gpus K` (the 20 gradings of every wrong approach on a host of several GPUs): each case goes to
+    one GPU (its file is one child's to write), the GPUs get about equal seconds of gradings they lack, a child is
+    given the runs already recorded so it grades only what they lack, and the merge writes each file back whole
+    (kept runs and new ones, never the kept ones twice). Gradings are sleeps, on no GPU."""
+    from types import SimpleNamespace
+
+    from autograder.core.protocol import CheckResult
+    from autograder.tools import gpu_check
+
+    assert gpu_check.split_by_work({"a": 10, "b": 6, "c": 5, "d": 1}, 2) == [["a", "d"], ["b", "c"]]
+    out = tmp_path / "benchmarks"
+    raw = RawRuns(out, accumulate=True)
+    names = {"half": "06_cuda_graphs/no_copy", "other_gpu": "06_cuda_graphs/no_warmup",
+             "done": "06_cuda_graphs/static_output"}
+    cases = {k: c for c in gpu_check.selected_cases(["06_cuda_graphs"], kinds=["wrong"])
+             for k, v in names.items() if f"{c.exercise}/{c.name}" == v}
+    for key, gpu, n in (("half", "GPU A", 2), ("other_gpu", "GPU B", 1), ("done", "GPU A", 4)):
+        path, reports = raw.start("06_cuda_graphs", cases[key].name)
+        for _ in range(n):
+            RawRuns.add(path, reports, Report("06_cuda_graphs", [], {"gpu": gpu}, 2.0, False))
+    work = gpu_check.until_work(list(cases.values()), raw, 4, "GPU A")
+    s = gpu_check.UNTIL_START_S
+    assert work == {names["half"]: 2 * (2.0 + s), names["other_gpu"]: 4 * (30.0 + s)}  # "done" lacks nothing
+    shares = gpu_check.split_by_work(work, 2)
+    assert shares == [[names["other_gpu"]], [names["half"]]]
+    args = SimpleNamespace(part=["cases"], case_runs=20, jobs=2, exercise=None, deadline=0, until=4)
+    assert gpu_check.child_argv(args, 0, shares[1], Path("/o"))[8:10] == ["--until", "4"]
+
+    def grading(fn, exercise_id, path, only, alone):
+        return Report(exercise_id, [CheckResult(c, c, "correctness", 0.0, 1, "failed", "no") for c in only],
+                      {"gpu": "GPU A"}, 0.1, False).to_json()
+
+    monkeypatch.setattr(gpu_check, "in_fresh_judge", grading)
+    sources = []
+    for i, share in enumerate(shares):  # what each child does with the --out it was given
+        child = tmp_path / f"gpu{i}"
+        gpu_check.seed_runs(out, child, share)
+        gpu_check.check_cases(["06_cuda_graphs"], 20, 2, lambda line: None, RawRuns(child, accumulate=False),
+                              names=share, until=4, gpu="GPU A")
+        sources.append(child)
+    gpu_check.merge_runs(sources, out, accumulate=False)
+    for key, seconds in (("half", [2.0, 2.0, 0.1, 0.1]), ("other_gpu", [0.1] * 4), ("done", [2.0] * 4)):
+        recorded = RawRuns.read(raw.path("06_cuda_graphs", cases[key].name))
+        assert [r.seconds for r in recorded] == seconds, key
+        assert {r.environment["gpu"] for r in recorded} == {"GPU A"}

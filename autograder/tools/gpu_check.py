@@ -232,12 +232,7 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
         keep[case] = None  # this sitting's --accumulate
         left[case] = runs
         if until is not None:
-            earlier = RawRuns.read(raw.path(case.exercise, case.name))
-            keep[case] = all(str(r.environment.get("gpu")) == gpu for r in earlier)
-            if earlier and not keep[case]:
-                log(f"case {case.exercise}/{case.name}: its {len(earlier)} recorded runs are of another GPU "
-                    f"({earlier[0].environment.get('gpu')}); graded from the start on {gpu}")
-            left[case] = max(until - (len(earlier) if keep[case] else 0), 0)
+            keep[case], left[case], _ = runs_left(raw, case, until, gpu, log)
 
     out = {}
 
@@ -279,6 +274,18 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
             (Path(__file__).resolve().parents[1] / "zz_redteam_injected.py").unlink(missing_ok=True)
         record(case)
     return out
+
+
+def runs_left(raw: RawRuns, case, until: int, gpu: str, log=None) -> tuple[bool, int, list[Report]]:
+    """``--until``: whether the case's recorded runs are kept (all of this GPU model), how many gradings bring its
+    file to ``until`` runs, and the runs kept. A file of another GPU model starts over (a file keeps one GPU)."""
+    earlier = RawRuns.read(raw.path(case.exercise, case.name))
+    keep = all(str(r.environment.get("gpu")) == gpu for r in earlier)
+    if earlier and not keep and log:
+        log(f"case {case.exercise}/{case.name}: its {len(earlier)} recorded runs are of another GPU "
+            f"({earlier[0].environment.get('gpu')}); graded from the start on {gpu}")
+    kept = earlier if keep else []
+    return keep, max(until - len(kept), 0), kept
 
 
 def selected_cases(exercise_ids, gpu_specific: bool = False, names: list[str] | None = None,
@@ -468,6 +475,33 @@ def split_cases(cases: list, n: int) -> list[list[str]]:
     return [[f"{c.exercise}/{c.name}" for c in ordered[i::n]] for i in range(n)]
 
 
+def split_by_work(work: dict[str, float], n: int) -> list[list[str]]:
+    """``--until`` over n GPUs: whole cases (a case's file is one GPU's to write), the most work first, each to
+    the GPU with the least so far, so the GPUs end together. ``work``: expected seconds per ``exercise/name``."""
+    shares: list[list[str]] = [[] for _ in range(n)]
+    load = [0.0] * n
+    for name in sorted(work, key=lambda k: (-work[k], k)):
+        i = load.index(min(load))
+        shares[i].append(name)
+        load[i] += work[name]
+    return shares
+
+
+UNTIL_START_S = 8  # a fresh judge's start (imports, CUDA) before each grading, beside the grading's own seconds
+
+
+def until_work(cases: list, raw: RawRuns, until: int, gpu: str) -> dict[str, float]:
+    """Expected seconds of the gradings ``--until`` lacks, per case lacking any: each as long as the median of its
+    recorded gradings (30 s where none is of this GPU) plus a judge's start."""
+    work = {}
+    for case in cases:
+        _, left, kept = runs_left(raw, case, until, gpu)  # a child's log says which files start over
+        if left:
+            each = statistics.median(r.seconds for r in kept) if kept else 30.0
+            work[f"{case.exercise}/{case.name}"] = left * (each + UNTIL_START_S)
+    return work
+
+
 CHILD_MARGIN_S = 20  # a child's start (imports, CUDA) and the parent's merge, inside the parent's --deadline
 
 
@@ -475,6 +509,8 @@ def child_argv(args, runs: int, names: list[str], out: Path) -> list[str]:
     """The gpu-check one GPU runs: its share of the references' runs and of the cases."""
     parts = set(args.part or ["reference", "cases"])
     argv = ["--out", str(out), "--runs", str(runs), "--case-runs", str(args.case_runs), "--jobs", str(args.jobs)]
+    if getattr(args, "until", None) is not None:  # the child counts the runs of the files it was given
+        argv += ["--until", str(args.until)]
     argv += [a for ex in (args.exercise or []) for a in ("--exercise", ex)]
     if args.deadline:  # the child starts no grading it cannot end; the parent's kill at the deadline is the backstop
         argv += ["--deadline", f"{max(args.deadline - CHILD_MARGIN_S, 1):g}"]
@@ -483,6 +519,16 @@ def child_argv(args, runs: int, names: list[str], out: Path) -> list[str]:
     if "cases" in parts and names:
         argv += ["--part", "cases"] + [a for name in names for a in ("--case", name)]
     return argv if "--part" in argv else []
+
+
+def seed_runs(out: Path, child_out: Path, names: list[str]) -> None:
+    """``--until`` over several GPUs: the recorded runs of a child's cases copied into its --out, so it grades only
+    what they lack; the merge then writes each file back whole."""
+    (child_out / "gpu-runs").mkdir(parents=True, exist_ok=True)
+    for name in names:
+        source = RawRuns(out, True).path(*name.split("/", 1))
+        if source.exists():
+            (child_out / "gpu-runs" / source.name).write_text(source.read_text())
 
 
 def merge_runs(sources: list[Path], out: Path, accumulate: bool) -> None:
@@ -508,8 +554,12 @@ def fan_out(args, n: int) -> int:
         return 2
     exercise_ids = args.exercise or sorted(EXERCISES)
     parts = set(args.part or ["reference", "cases"])
-    names = split_cases(selected_cases(exercise_ids, args.gpu_specific, args.case, args.kind)
-                        if "cases" in parts else [], n)
+    cases = selected_cases(exercise_ids, args.gpu_specific, args.case, args.kind) if "cases" in parts else []
+    if args.until is not None:
+        names = split_by_work(until_work(cases, RawRuns(args.out, True), args.until, torch.cuda.get_device_name()),
+                             n)
+    else:
+        names = split_cases(cases, n)
     runs = split_runs(args.runs if "reference" in parts else 0, n)
     args.out.mkdir(parents=True, exist_ok=True)
     results = start_results(args.out)
@@ -521,6 +571,8 @@ def fan_out(args, n: int) -> int:
             argv = child_argv(args, runs[i], names[i], Path(tmp) / f"gpu{i}")
             if not argv:
                 continue
+            if args.until is not None:  # the child counts, keeps or starts over its cases' files, then hands them back
+                seed_runs(args.out, Path(tmp) / f"gpu{i}", names[i])
             children.append(subprocess.Popen([sys.executable, "-m", "autograder.tools.gpu_check", *argv],
                                              env={**os.environ, **slot["env"]},
                                              start_new_session=True,  # its judges and workers: one group to stop
@@ -534,7 +586,8 @@ def fan_out(args, n: int) -> int:
                       file=sys.stderr)
                 os.killpg(child.pid, signal.SIGKILL)
                 child.wait()
-        merge_runs([s for s in sources if s.exists()], args.out, args.accumulate)
+        # --until: a child's file holds the runs it was seeded with and its own, so it replaces the recorded one
+        merge_runs([s for s in sources if s.exists()], args.out, args.accumulate and args.until is None)
     results = finish(args.out, start)
     bad = gate_failures(results)
     with open(args.out / "gpu-check.log", "a") as log:
@@ -565,7 +618,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--until", type=int, metavar="N",
                         help="instead of --case-runs: grade each case until its file holds N runs of this GPU "
                              "model (a file of another model starts over), over as many sittings as it takes; "
-                             "one GPU only")
+                             "with --gpus, whole cases are dealt to the GPUs by the gradings they lack")
     parser.add_argument("--accumulate", action="store_true",
                         help="add these runs to the ones recorded in --out/gpu-runs instead of starting over")
     parser.add_argument("--gpus", type=int, default=1,
@@ -582,8 +635,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.rebuild:
         return rebuild(args.out, args.classroom)
-    if args.until is not None and args.gpus > 1:
-        parser.error("--until counts the runs a file already holds: use it with one GPU (--gpus 1)")
     parts = set(args.part or ["reference", "cases"])
     if not torch.cuda.is_available():
         print("make gpu-check needs a CUDA GPU: torch.cuda.is_available() is False here", file=sys.stderr)
