@@ -20,24 +20,62 @@ ray = pytest.importorskip("ray", reason='Ray is an optional extra: pip install -
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("scale")]
 
 
+START_TRIES = 4  # Ray's node start under a loaded machine: see ray_cluster
+
+
 @pytest.fixture(scope="module")
 def ray_cluster(scale_env):  # noqa: F811 (the imported fixture)
     """A local Ray with two declared GPUs, started after the course's settings are in the environment (its
-    workers inherit them, the grading secret included, as a local Ray's workers do)."""
+    workers inherit them, the grading secret included, as a local Ray's workers do).
+
+    Ray's raylet gives its dashboard agent 15 s (hard-coded in ray 2.60) to report its ports, else it aborts and
+    ray.init says the node "timed out during startup": on the 2 busy cores of a fresh clone's `make test` the agent
+    once took 19 s, twice in a row (2026-11-26). So a start that times out is cleaned up and tried again after a
+    pause (the other tests' load moves), and only if every try timed out is the module skipped, saying why."""
     import builtins
+    import time
 
     print_before = builtins.print
-    try:
-        ray.init(num_cpus=2, num_gpus=2, include_dashboard=False, log_to_driver=True)
-    except Exception as err:  # Ray waits 30 s (hard-coded) for its raylet; a loaded 2-core CI machine overran it
-        if "timed out during startup" not in str(err):
-            raise
-        ray.shutdown()
-        ray.init(num_cpus=2, num_gpus=2, include_dashboard=False, log_to_driver=True)
+    for attempt in range(1, START_TRIES + 1):
+        try:
+            ray.init(num_cpus=2, num_gpus=2, include_dashboard=False, log_to_driver=True)
+            break
+        except Exception as err:
+            ray.shutdown()
+            _kill_ray_processes_of_this_test_process()  # a failed start leaves its GCS and helpers running
+            if "timed out during startup" not in str(err):
+                raise
+            if attempt == START_TRIES:
+                pytest.skip(f"Ray's node did not start in {START_TRIES} tries on this loaded machine (its raylet "
+                            "gives its dashboard agent 15 s, hard-coded in ray 2.60); run tests/test_ray.py alone")
+            time.sleep(15)
     yield ray.cluster_resources()
     ray.shutdown()
     # this test process goes on to compile other tests' code: Python's own print must still be there
     assert builtins.print is print_before, "Ray replaced builtins.print (set RAY_TQDM_PATCH_PRINT=0)"
+
+
+def _kill_ray_processes_of_this_test_process() -> None:
+    """Ray's processes this test process started (GCS, monitor, log monitor, raylet): ray.shutdown() after a
+    failed ray.init does not stop them (seen: two GCS servers of failed starts ran to the end of the suite)."""
+    import os
+    import signal
+
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == os.getpid() and b"/ray/" in cmdline:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 def test_a_unit_that_ends_without_a_result_is_tried_twice_then_reported(ray_cluster, tmp_path, capsys):
