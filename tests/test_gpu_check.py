@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from autograder.core.protocol import CheckResult, Report
 from autograder.tools.gpu_check import RawRuns, summarise
 
@@ -261,6 +263,8 @@ def test_until_over_several_gpus_deals_whole_cases_by_the_work_they_lack_and_mer
     assert shares == [[names["other_gpu"]], [names["half"]]]
     args = SimpleNamespace(part=["cases"], case_runs=20, jobs=2, exercise=None, deadline=0, until=4)
     assert gpu_check.child_argv(args, 0, shares[1], Path("/o"))[8:10] == ["--until", "4"]
+    with pytest.raises(SystemExit):  # a reference's file is not seeded: merged whole it would lose earlier runs
+        gpu_check.main(["--until", "20", "--gpus", "2", "--out", str(tmp_path / "refused")])
 
     def grading(fn, exercise_id, path, only, alone):
         return Report(exercise_id, [CheckResult(c, c, "correctness", 0.0, 1, "failed", "no") for c in only],

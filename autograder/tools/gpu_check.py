@@ -636,6 +636,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.rebuild:
         return rebuild(args.out, args.classroom)
     parts = set(args.part or ["reference", "cases"])
+    if args.until is not None and args.gpus > 1 and parts != {"cases"}:  # the merge writes a case's file back whole
+        parser.error("--until with --gpus grades cases only: add --part cases (references: --accumulate)")
     if not torch.cuda.is_available():
         print("make gpu-check needs a CUDA GPU: torch.cuda.is_available() is False here", file=sys.stderr)
         return 2
