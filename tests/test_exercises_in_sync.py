@@ -46,8 +46,7 @@ def test_student_versions_contain_no_solution_or_hidden_test(regenerated):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["00_warmup"])
-def test_solution_passes_and_untouched_exercise_fails_nbgrader_validate(name):
+def test_solution_passes_and_untouched_exercise_fails_nbgrader_validate():
     # The real CLI, as an instructor runs it, on the warm-up (plain asserts). A graded exercise's cells (they call
     # the grader) under nbgrader's own execution are proven in test_classroom: the reference's graded cells all
     # pass there (no disagreement with the trusted grading for alice and peggy) and the stub's score 0 (bob).
@@ -55,6 +54,7 @@ def test_solution_passes_and_untouched_exercise_fails_nbgrader_validate(name):
     # (test_notebooks: a failed check fails the run), stubs are graded check by check (test_exercises), the
     # untouched 01 runs to its card with every check failed (test_notebooks). `nbgrader validate` exits 0 even
     # when validation fails (FACTS.md), so its verdict is read from what it prints.
+    name = "00_warmup"
     solution = run_nbgrader(REPO, "validate", str(REPO / "solutions" / name / f"{name}.ipynb")).stdout
     assert "Success! Your notebook passes all the tests." in solution, solution
     stub = run_nbgrader(REPO, "validate", "--invert", str(REPO / "exercises" / name / f"{name}.ipynb")).stdout

@@ -242,7 +242,6 @@ def test_until_over_several_gpus_deals_whole_cases_by_the_work_they_lack_and_mer
     (kept runs and new ones, never the kept ones twice). Gradings are sleeps, on no GPU."""
     from types import SimpleNamespace
 
-    from autograder.core.protocol import CheckResult
     from autograder.tools import gpu_check
 
     assert gpu_check.split_by_work({"a": 10, "b": 6, "c": 5, "d": 1}, 2) == [["a", "d"], ["b", "c"]]

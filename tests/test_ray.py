@@ -61,21 +61,15 @@ def _kill_ray_processes_of_this_test_process() -> None:
     import os
     import signal
 
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+    from autograder.core.grading import _children
+
+    for pid in _children().get(os.getpid(), ()):
         try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read()
-        except (OSError, IndexError, ValueError):
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"/ray/" in f.read():
+                    os.kill(pid, signal.SIGKILL)
+        except OSError:  # gone already, or not ours to read
             continue
-        if ppid == os.getpid() and b"/ray/" in cmdline:
-            try:
-                os.kill(int(entry), signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
 
 def test_a_unit_that_ends_without_a_result_is_tried_twice_then_reported(ray_cluster, tmp_path, capsys):

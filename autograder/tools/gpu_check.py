@@ -525,8 +525,9 @@ def seed_runs(out: Path, child_out: Path, names: list[str]) -> None:
     """``--until`` over several GPUs: the recorded runs of a child's cases copied into its --out, so it grades only
     what they lack; the merge then writes each file back whole."""
     (child_out / "gpu-runs").mkdir(parents=True, exist_ok=True)
+    recorded = RawRuns(out, True)
     for name in names:
-        source = RawRuns(out, True).path(*name.split("/", 1))
+        source = recorded.path(*name.split("/", 1))
         if source.exists():
             (child_out / "gpu-runs" / source.name).write_text(source.read_text())
 
