@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from autograder.core import sandbox
+from autograder.core import sandbox, zygote
 from autograder.core.compile_events import CompileEvents
 from autograder.core.correctness import HIDDEN, check_outputs, generator, grading_secret, seed_for
 from autograder.core.protocol import (
@@ -257,8 +257,8 @@ class Session:
     """The judge's handle on one worker: requests with deadlines, the worker's self-reports, and (for a worker
     process it started) pausing it while the baseline is timed and killing its whole process group at the end."""
 
-    def __init__(self, end: JudgeEnd, process: subprocess.Popen | None = None, log: Path | None = None,
-                 deadline: float | None = None):
+    def __init__(self, end: JudgeEnd, process: subprocess.Popen | zygote.ForkedWorker | None = None,
+                 log: Path | None = None, deadline: float | None = None):
         self.end, self.process, self.log = end, process, log
         self.deadline = deadline or time.monotonic() + DEFAULT_TIMEOUT_S
         self.dead: str = ""
@@ -285,12 +285,18 @@ class Session:
         pools = Path(tempfile.mkdtemp(prefix="autograder-pools-", dir=shm_dir()))
         argv, env = sandboxed_worker([sys.executable, "-m", "autograder.core.worker", str(theirs.fileno())],
                                      worker_env(), scratch, pools)
-        _become_subreaper()
+        _become_subreaper()  # before a template forks: the worker it forks is adopted by the judge
+        template = None
+        if zygote.wanted(gpu=torch.cuda.is_available(), sandboxed=sandbox.mode() != "none"):
+            template = zygote.template_for(*sandboxed_worker([sys.executable, "-m", "autograder.core.zygote"],
+                                                             worker_env(), scratch, pools))
         judge_children = set(_children().get(os.getpid(), ()))
         with open(log, "wb") as out:
-            process = subprocess.Popen(argv, pass_fds=[theirs.fileno()], env=env, cwd=scratch,
-                                       start_new_session=True, stdin=subprocess.DEVNULL, stdout=out,
-                                       stderr=subprocess.STDOUT)
+            process = template.fork(theirs.fileno(), out.fileno(), str(scratch)) if template else None
+            if process is None:  # a worker started from nothing
+                process = subprocess.Popen(argv, pass_fds=[theirs.fileno()], env=env, cwd=scratch,
+                                           start_new_session=True, stdin=subprocess.DEVNULL, stdout=out,
+                                           stderr=subprocess.STDOUT)
         theirs.close()
         from multiprocessing.connection import Connection
 
@@ -399,7 +405,7 @@ class Session:
             return set()
         children = _children()
         found = {self.process.pid} | _descendants(self.process.pid, children)
-        for child in children.get(os.getpid(), ()):
+        for child in set(children.get(os.getpid(), ())) - zygote.template_pids():
             if child != self.process.pid and child not in self.judge_children:
                 found |= {child} | _descendants(child, children)
         return found
