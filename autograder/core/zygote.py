@@ -261,7 +261,10 @@ def template_for(argv: list[str], env: dict) -> Template | None:
 
 
 def template_pids() -> set[int]:
-    return {t.process.pid for t in _templates.values() if t is not None}
+    """The pids of the live templates, which the judge leaves out of a worker's processes. Only live ones: a dead
+    template is reaped here, and a process that later gets its pid (a submission's double-forked child, adopted by
+    the judge) is the submission's, paused and killed with it."""
+    return {t.process.pid for t in _templates.values() if t is not None and t.process.poll() is None}
 
 
 @atexit.register
