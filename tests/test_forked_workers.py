@@ -5,6 +5,7 @@ only costs the next worker its head start."""
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from autograder.core.wire import Entry
 
 REPO = Path(__file__).resolve().parent.parent
 # What a submission can see of its own process, written at load into a file the test names.
-FACTS = """import ctypes, json, os, sys, threading
+FACTS = """import ctypes, json, os, resource, sys, threading
 with open({path!r}, "w") as f:
     json.dump({{"pid": os.getpid(), "ppid": os.getppid(), "sid": os.getsid(0), "pgid": os.getpgid(0),
                "cwd": os.getcwd(), "path0": sys.path[0], "argv1": sys.argv[1:],
@@ -29,6 +30,8 @@ with open({path!r}, "w") as f:
                "threads": threading.active_count(), "dumpable": ctypes.CDLL(None).prctl(3, 0, 0, 0, 0),
                "stdin": os.readlink("/proc/self/fd/0"), "log": os.readlink("/proc/self/fd/1"),
                "cmdline": open("/proc/self/cmdline", "rb").read().decode(errors="replace"),
+               "fsize": resource.getrlimit(resource.RLIMIT_FSIZE), "nice": os.getpriority(os.PRIO_PROCESS, 0),
+               "cpus": sorted(os.sched_getaffinity(0)),
                "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd"))}}, f)
 def value():
     return 1
@@ -66,7 +69,7 @@ def test_a_forked_worker_is_the_process_a_fresh_worker_would_be(tmp_path, monkey
         assert facts["cwd"] == facts["path0"] and Path(facts["log"]) == Path(facts["cwd"]) / "worker.log"
         assert facts["main"] == "autograder.core.worker" and facts["stdin"] == "/dev/null"
         assert len(facts["argv1"]) == 1 and int(facts["argv1"][0]) in facts["fds"]  # the judge's socket
-    same = ("env", "threads", "dumpable")
+    same = ("env", "threads", "dumpable", "fsize", "nice", "cpus")
     assert {k: forked[k] for k in same} == {k: fresh[k] for k in same}
     assert len(forked["fds"]) <= len(fresh["fds"]) + 1, (forked["fds"], fresh["fds"])  # none of the template's
     assert forked["pid"] not in zygote.template_pids()
@@ -83,15 +86,17 @@ def test_a_template_with_more_than_one_thread_is_not_forked_from(monkeypatch):
     assert keys and all(zygote._templates[key] is None for key in keys)
 
 
-HOSTILE = """import os, signal, json
-def _template():
+# In a worker: the pid of its judge's template (another test process can have one too).
+FIND_TEMPLATE = """def _template():
     for pid in os.listdir("/proc"):
         try:
-            if pid.isdigit() and b"autograder.core.zygote" in open(f"/proc/{pid}/cmdline", "rb").read():
+            if (pid.isdigit() and b"autograder.core.zygote" in open(f"/proc/{pid}/cmdline", "rb").read()
+                    and int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1]) == os.getppid()):
                 return int(pid)
         except OSError:
             pass
-def value():
+"""
+HOSTILE = "import os, signal, json\n" + FIND_TEMPLATE + """def value():
     import subprocess
     control = subprocess.Popen(["sleep", "60"])  # an ordinary process of the same user: what refusing takes away
     pid, seen = _template(), []
@@ -118,6 +123,32 @@ def test_a_worker_that_kills_or_stops_the_template_only_costs_the_next_worker_it
     assert report.result("value").status == "passed", report.result("value").message
     for t in victims:
         os.kill(t.process.pid, signal.SIGCONT) if t.process.poll() is None else None
+
+
+POISON = "import os, resource\n" + FIND_TEMPLATE + """t = _template()
+resource.prlimit(t, resource.RLIMIT_FSIZE, (0, 0))  # no file may grow: a later worker that prints dies
+os.setpriority(os.PRIO_PROCESS, t, 19)
+os.sched_setaffinity(t, {min(os.sched_getaffinity(t))})
+def value():
+    return 1
+"""
+
+
+def test_a_worker_that_changes_the_templates_limits_or_scheduling_changes_no_later_worker(tmp_path, monkeypatch):
+    """A red team's worker set its template's RLIMIT_FSIZE to 0, its nice value to 19 and its CPUs to one (a
+    process of the same user may, non-dumpable or not); an honest submission graded next, whose worker printed at
+    load, failed. The judge compares the template with itself as it started before each fork (and the worker
+    after it): a changed template is discarded, and the next worker starts from nothing."""
+    monkeypatch.setenv(zygote.ENV, "1")
+    grade_source("", ONE)
+    assert grade_source(POISON, ONE).result("value").status == "passed"
+    path = tmp_path / "facts.json"
+    report = grade_source("print('a line in the log at load')\n" + FACTS.format(path=str(path)), ONE)
+    assert report.result("value").status == "passed", report.result("value").message
+    facts = json.loads(path.read_text())
+    assert "autograder.core.worker" in facts["cmdline"]  # started from nothing
+    assert facts["fsize"] == list(resource.getrlimit(resource.RLIMIT_FSIZE))
+    assert facts["nice"] == os.getpriority(os.PRIO_PROCESS, 0) and facts["cpus"] == sorted(os.sched_getaffinity(0))
 
 
 JUDGE = """

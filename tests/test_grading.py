@@ -18,7 +18,8 @@ import pytest
 import torch
 from conftest import grade_source
 
-from autograder.core.grading import GradeContext, Policy, Session, grade_session
+from autograder.core import grading
+from autograder.core.grading import GradeContext, Policy, Session, StillRunning, grade_session
 from autograder.core.protocol import PASSED, Check, CheckFailed, Exercise, Tolerance
 from autograder.core.speed import Timed, speed_check
 from autograder.core.wire import Entry, Fn, JudgeEnd, Pool, WorkerGone, digest
@@ -244,6 +245,65 @@ def test_the_pause_waits_until_a_process_inside_a_long_system_call_has_stopped()
             assert states and set(states) <= set("TtZX"), states
             assert ran <= 0.02, f"{ran:.2f} s of CPU while paused"
             time.sleep(0.1)
+
+
+def test_a_process_that_forks_and_exits_in_a_loop_voids_the_pause():
+    """A red team's process forked and let its parent exit every millisecond: the judge found it by pid, and by the
+    time it signalled that pid the process had moved on to a new one, so it ran on through every pause unseen.
+    New processes that keep appearing as fast as they are stopped now void the measurement (StillRunning)."""
+    hop = "import os, time\nos.setsid()\nend = time.time() + 2\nwhile time.time() < end:\n    if os.fork():\n" \
+          "        os._exit(0)\n"  # a small process (a worker's own fork copies torch's pages: too slow to escape)
+    source = f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-S', '-c', {hop!r}])\n"
+    with _loaded(source) as session:
+        time.sleep(0.3)
+        with pytest.raises(StillRunning, match="kept appearing"):
+            session.pause()
+        session.resume()
+        time.sleep(2.2)  # its end: the grading's kill reaps what is left of it
+
+
+def test_a_process_given_the_pid_of_one_of_the_judges_own_children_is_still_the_submissions():
+    """A red team killed a child of the judge's that the judge leaves out of the submission's processes (a worker
+    template), forked until one of its own processes got that pid, and had it adopted by the judge: it ran through
+    every pause and kill. The judge's own children are known by pid and start time, and a reused pid is not one."""
+    with _loaded("") as session:
+        other = subprocess.Popen(["sleep", "30"])  # a child of the judge's, not the submission's
+        try:
+            assert other.pid in session.processes()  # started after the worker: taken for an orphan of its
+            start = grading._start_time(other.pid)
+            session.judge_children.add((other.pid, start))
+            assert other.pid not in session.processes()
+            session.judge_children = {(other.pid, start + 1)}  # the same pid, another process
+            assert other.pid in session.processes()
+        finally:
+            other.kill()
+            other.wait()
+
+
+SCHEDULING = r"""
+import json, os, sys
+os.environ["COURSE_SANDBOX"] = "none"
+sys.path.insert(0, "tests")
+from conftest import grade_source
+from test_grading import FAKE
+source = ("import os, time\nos.sched_setscheduler(os.getppid(), os.SCHED_IDLE, os.sched_param(0))\n"
+          "def double(x):\n    time.sleep(0.002)\n    return x * 2\n")
+result = grade_source(source, FAKE).result("speed")
+print(json.dumps([result.status, result.message, os.sched_getscheduler(0)]))
+"""
+
+
+def test_a_submission_that_changes_the_judges_scheduling_voids_the_measurement():
+    """A process of the judge's user can set the judge's scheduling from outside (a red team's worker made its
+    judge SCHED_IDLE on one CPU: on a busy machine the baseline it times slows down, and the speedup grows). The
+    judge compares its scheduling with the grading's start before each measurement of its own. In a judge process
+    of its own: this test process keeps its scheduling."""
+    done = subprocess.run([sys.executable, "-c", SCHEDULING], capture_output=True, text=True, timeout=300, cwd=REPO,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    status, message, policy = json.loads(done.stdout.strip().splitlines()[-1])
+    assert policy == os.SCHED_IDLE  # the change took effect
+    assert status == "inconclusive" and "scheduling" in message, (status, message)
 
 
 def test_the_judge_never_unpickles_what_the_worker_sends():

@@ -185,6 +185,15 @@ def _children() -> dict[int, list[int]]:
     return children
 
 
+def _start_time(pid: int) -> int | None:
+    """When the process started (clock ticks after boot): with its pid, which process it is (pids are reused)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _descendants(root: int, children: dict[int, list[int]] | None = None) -> set[int]:
     """Every process under ``root`` (children of children...)."""
     children = _children() if children is None else children
@@ -229,6 +238,13 @@ def _tasks_stat(pid: int) -> list[list[str]]:
     return rows
 
 
+def judge_scheduling() -> tuple:
+    """This process's (the judge's) scheduling: policy, nice value, allowed CPUs. A process of the same user can
+    change all three from outside (a red team's worker set its judge to SCHED_IDLE on one CPU, which slows the
+    baseline it times on a busy machine); the judge cannot always change them back, but it sees it."""
+    return os.sched_getscheduler(0), os.getpriority(os.PRIO_PROCESS, 0), sorted(os.sched_getaffinity(0))
+
+
 def _cpu_ticks(pids: set[int]) -> int:
     """User plus system time of these processes, in clock ticks (each process's own threads, not its children)."""
     total = 0
@@ -243,7 +259,7 @@ def _cpu_ticks(pids: set[int]) -> int:
 
 
 class StillRunning(Exception):
-    """A process of the submission kept running after it was paused (inside a long system call?)."""
+    """A process of the submission kept running after it was paused, or new ones kept appearing."""
 
 
 def _signal(pid: int, sig: int) -> None:
@@ -268,9 +284,13 @@ class Session:
         self.on_event = None  # answers the worker's questions during a request
         self.paused = False
         self.stopped: set[int] = set()  # the worker's processes a pause stopped
-        self.judge_children: set[int] = set()  # the judge's children before the worker: not the submission's
+        # the judge's children before the worker, as (pid, start time): not the submission's. A pid alone is not
+        # who: a red team's worker killed a process whose pid was in here, forked until one of its own got that pid,
+        # and had it adopted by the judge: it ran on through every pause and kill of the grading and the next ones.
+        self.judge_children: set[tuple[int, int | None]] = set()
         self.paused_ticks = 0
         self.pool_dir: str | None = None  # this grading's own folder of shared memory (CPU pools), removed at the end
+        self.scheduling = judge_scheduling()  # the judge's, before any submission code ran (see paused)
         self.restarts = 0  # fresh workers after dead ones (restart)
         self.owned_scratch: list[Path] = []  # the restarts' scratch folders, removed at the end
 
@@ -290,7 +310,7 @@ class Session:
         if zygote.wanted(gpu=torch.cuda.is_available(), sandboxed=sandbox.mode() != "none"):
             template = zygote.template_for(*sandboxed_worker([sys.executable, "-m", "autograder.core.zygote"],
                                                              worker_env(), scratch, pools))
-        judge_children = set(_children().get(os.getpid(), ()))
+        judge_children = {(pid, _start_time(pid)) for pid in _children().get(os.getpid(), ())}
         with open(log, "wb") as out:
             process = template.fork(theirs.fileno(), out.fileno(), str(scratch)) if template else None
             if process is None:  # a worker started from nothing
@@ -317,6 +337,7 @@ class Session:
         fresh = Session.spawn(timeout=max(self.deadline - time.monotonic(), 1.0), scratch=scratch)
         self.end.close()
         kept = {"deadline": self.deadline, "timeout": self._limit(), "restarts": self.restarts + 1,
+                "scheduling": self.scheduling,
                 "owned_scratch": [*self.owned_scratch, scratch]}
         self.__dict__.update({**fresh.__dict__, **kept})
 
@@ -406,7 +427,7 @@ class Session:
         children = _children()
         found = {self.process.pid} | _descendants(self.process.pid, children)
         for child in set(children.get(os.getpid(), ())) - zygote.template_pids():
-            if child != self.process.pid and child not in self.judge_children:
+            if child != self.process.pid and (child, _start_time(child)) not in self.judge_children:
                 found |= {child} | _descendants(child, children)
         return found
 
@@ -433,6 +454,9 @@ class Session:
                 for pid in new:
                     _signal(pid, signal.SIGSTOP)
                 self.stopped |= new
+            else:  # still new ones: a process that forks and exits in a loop moves on faster than it is stopped
+                raise StillRunning("new processes of the submission kept appearing as fast as they were stopped "
+                                   "(a process that forks and exits in a loop?)")
             deadline = time.monotonic() + self.PAUSE_WAIT_S
             while True:
                 running = [pid for pid in self.stopped if any(row and row[0] not in _STOPPED
@@ -441,7 +465,8 @@ class Session:
                     break
                 if time.monotonic() > deadline:
                     raise StillRunning(f"{len(running)} process(es) of the submission kept running for "
-                                       f"{self.PAUSE_WAIT_S:g} s after they were stopped")
+                                       f"{self.PAUSE_WAIT_S:g} s after they were stopped (inside a long system "
+                                       "call?)")
                 time.sleep(0.005)
             self.paused_ticks = _cpu_ticks(self.stopped)
 

@@ -361,14 +361,16 @@ def paused(session):
     """The submission stopped while the judge measures on its own (a baseline, a workload's truth): every process
     and thread stopped before the block starts, and none of them charged CPU time until it ends; otherwise the
     measurement is void (Inconclusive)."""
-    from autograder.core.grading import StillRunning
+    from autograder.core.grading import StillRunning, judge_scheduling
 
+    if session.process is not None and judge_scheduling() != session.scheduling:
+        raise Inconclusive("the measurement is void: the grader's own scheduling (policy, priority or CPUs) changed "
+                           "since the grading began (something of the grading's user changed it)")
     try:
         session.pause()
     except StillRunning as err:
         session.resume()
-        raise Inconclusive(f"the measurement is void: {err} (inside a long system call?), while the grader "
-                           "measured on its own") from None
+        raise Inconclusive(f"the measurement is void: {err}, while the grader measured on its own") from None
     ran = 0.0
     try:
         yield

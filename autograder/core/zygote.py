@@ -13,7 +13,9 @@ worker and exits, so the worker is adopted by the judge (a child subreaper, ``gr
 session and process group of its own, as ``subprocess.Popen(start_new_session=True)`` would make it, and the judge
 pauses, accounts and kills it as it does a worker it started. The template is non-dumpable (no process of the same
 user without CAP_SYS_PTRACE can attach to it or write its memory to poison the next worker) and imports nothing
-once it is ready; a worker can at most stop or kill it, and the judge then starts workers from nothing.
+once it is ready. What a process of the same user can change from outside all the same (limits, scheduling,
+allowed CPUs: ``inherited``) the judge compares with the template's at its start, before each fork and in the
+forked worker; a worker that stops, kills or changes the template only makes the next worker start from nothing.
 
 Not used for a judge's first worker (a judge that grades once, the CLI's, would gain nothing), where the sandbox is
 on (a fresh sandbox per grading), where there is a GPU (the GPU figures were measured with workers started from
@@ -179,7 +181,8 @@ class Template:
         self.usable = False
         reply = self._reply(READY_TIMEOUT_S)
         self.usable = bool(reply and reply.get("ready") and reply.get("threads") == 1)
-        if not self.usable:
+        self.state = inherited(self.process.pid)  # as it started, before any worker existed
+        if not self.usable or self.state is None:
             self.close()
 
     def _reply(self, timeout: float) -> dict | None:
@@ -194,7 +197,11 @@ class Template:
         return self.usable and self.process.poll() is None
 
     def fork(self, sock: int, log: int, cwd: str) -> ForkedWorker | None:
-        """A worker serving ``sock``, writing to ``log``, in ``cwd``; None if the template failed (closed then)."""
+        """A worker serving ``sock``, writing to ``log``, in ``cwd``; None if the template failed or was changed
+        from outside since it started (closed then: the caller starts the worker from nothing)."""
+        if inherited(self.process.pid) != self.state:
+            self.close()
+            return None
         try:
             socket.send_fds(self.control, [json.dumps({"cwd": cwd}).encode()], [sock, log])
         except OSError:
@@ -205,7 +212,9 @@ class Template:
         if not isinstance(pid, int):
             self.close()
             return None
-        if _parent(pid) != os.getpid():  # not adopted by the judge (not a subreaper?): not a worker it manages
+        # Adopted by the judge (else not a worker it can manage: not a subreaper?), and forked with the template's
+        # state as it started (changed between the check above and the fork: by a process left from a grading).
+        if _parent(pid) != os.getpid() or inherited(pid) != self.state:
             try:
                 os.killpg(pid, signal.SIGKILL)
             except OSError:
@@ -222,6 +231,25 @@ class Template:
             self.process.wait()
         self.log.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def inherited(pid: int) -> tuple | None:
+    """What a fork inherits that another process of the same user can change from outside, non-dumpable or not
+    (a red team's worker set its template to SCHED_IDLE, one CPU and RLIMIT_FSIZE 0, and a later submission's
+    worker inherited them): resource limits, scheduling policy and nice value, allowed CPUs and memory nodes,
+    cgroup, OOM score adjustment. None if the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        state = [fields[16], fields[17], fields[37], fields[38]]  # priority, nice, rt_priority, policy
+        with open(f"/proc/{pid}/status") as f:
+            state += [line for line in f if line.startswith(("Cpus_allowed_list", "Mems_allowed_list"))]
+        for name in ("limits", "cgroup", "oom_score_adj"):
+            with open(f"/proc/{pid}/{name}") as f:
+                state.append(f.read())
+        return tuple(state)
+    except (OSError, IndexError):
+        return None
 
 
 def _parent(pid: int) -> int | None:
