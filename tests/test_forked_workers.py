@@ -87,19 +87,23 @@ def test_a_template_with_more_than_one_thread_is_not_forked_from(monkeypatch):
 
 
 # In a worker: the pid of its judge's template (another test process can have one too).
-FIND_TEMPLATE = """def _template():
+FIND_TEMPLATE = """def _templates():
+    found = []
     for pid in os.listdir("/proc"):
         try:
-            if (pid.isdigit() and b"autograder.core.zygote" in open(f"/proc/{pid}/cmdline", "rb").read()
+            if (pid.isdigit() and int(pid) != os.getpid()  # a forked worker has the template's command line
+                    and b"autograder.core.zygote" in open(f"/proc/{pid}/cmdline", "rb").read()
                     and int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1]) == os.getppid()):
-                return int(pid)
+                found.append(int(pid))
         except OSError:
             pass
+    return found
 """
 HOSTILE = "import os, signal, json\n" + FIND_TEMPLATE + """def value():
     import subprocess
     control = subprocess.Popen(["sleep", "60"])  # an ordinary process of the same user: what refusing takes away
-    pid, seen = _template(), []
+    pids, seen = _templates(), []
+    pid = pids[0]
     for who, name, mode in ((pid, "mem", "r+b"), (pid, "environ", "rb"), (control.pid, "mem", "r+b")):
         try:
             open(f"/proc/{who}/{name}", mode).close()
@@ -107,7 +111,8 @@ HOSTILE = "import os, signal, json\n" + FIND_TEMPLATE + """def value():
         except OSError as err:
             seen.append(f"{name} refused ({type(err).__name__})")
     control.kill()
-    os.kill(pid, signal.%s)
+    for pid in pids:  # this judge's templates (one per worker environment it has graded with)
+        os.kill(pid, signal.%s)
     return 1 if seen else 0
 """
 
@@ -125,10 +130,11 @@ def test_a_worker_that_kills_or_stops_the_template_only_costs_the_next_worker_it
         os.kill(t.process.pid, signal.SIGCONT) if t.process.poll() is None else None
 
 
-POISON = "import os, resource\n" + FIND_TEMPLATE + """t = _template()
-resource.prlimit(t, resource.RLIMIT_FSIZE, (0, 0))  # no file may grow: a later worker that prints dies
-os.setpriority(os.PRIO_PROCESS, t, 19)
-os.sched_setaffinity(t, {min(os.sched_getaffinity(t))})
+POISON = "import os, resource\n" + FIND_TEMPLATE + """
+for t in _templates():  # this judge's: one per worker environment it graded with
+    resource.prlimit(t, resource.RLIMIT_FSIZE, (0, 0))  # no file may grow: a later worker that prints dies
+    os.setpriority(os.PRIO_PROCESS, t, 19)
+    os.sched_setaffinity(t, {min(os.sched_getaffinity(t))})
 def value():
     return 1
 """

@@ -247,18 +247,39 @@ def test_the_pause_waits_until_a_process_inside_a_long_system_call_has_stopped()
             time.sleep(0.1)
 
 
-def test_a_process_that_forks_and_exits_in_a_loop_voids_the_pause():
+def test_processes_that_keep_appearing_as_fast_as_they_are_stopped_void_the_pause(monkeypatch):
     """A red team's process forked and let its parent exit every millisecond: the judge found it by pid, and by the
     time it signalled that pid the process had moved on to a new one, so it ran on through every pause unseen.
-    New processes that keep appearing as fast as they are stopped now void the measurement (StillRunning)."""
-    hop = "import os, time\nos.setsid()\nend = time.time() + 2\nwhile time.time() < end:\n    if os.fork():\n" \
-          "        os._exit(0)\n"  # a small process (a worker's own fork copies torch's pages: too slow to escape)
-    source = f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-S', '-c', {hop!r}])\n"
-    with _loaded(source) as session:
-        time.sleep(0.3)
+    New processes that keep appearing however many times the judge looks now void the measurement."""
+    with _loaded("") as session:
+        pids = iter(range(10**7, 10**7 + 1000))  # pids no process has: each look finds a new one
+        monkeypatch.setattr(session, "processes", lambda: {session.process.pid, next(pids)})
         with pytest.raises(StillRunning, match="kept appearing"):
             session.pause()
         session.resume()
+
+
+def test_a_process_that_forks_and_exits_in_a_loop_never_runs_unseen_while_paused(tmp_path):
+    """The red team's process itself (a small one, hopping as fast as it can for two seconds): either the pause
+    catches up with it and it is stopped, or (faster than the judge looks, as on a quiet machine) the pause is void.
+    It never runs on through a pause that stands."""
+    count = tmp_path / "hops"
+    hop = (f"import os, time\nos.setsid()\nfd = os.open({str(count)!r}, os.O_WRONLY | os.O_CREAT)\nn = 0\n"
+           "end = time.time() + 2\nwhile time.time() < end:\n    if os.fork():\n        os._exit(0)\n    n += 1\n"
+           "    os.pwrite(fd, b'%12d' % n, 0)\n")  # a small process: a worker's own fork copies torch's pages
+    source = f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-S', '-c', {hop!r}])\n"
+    with _loaded(source) as session:
+        time.sleep(0.3)
+        try:
+            session.pause()
+        except StillRunning as err:
+            assert "kept appearing" in str(err)
+        else:
+            before = count.read_text()
+            time.sleep(0.3)
+            assert count.read_text() == before, "it hopped on while the pause stood"
+        finally:
+            session.resume()
         time.sleep(2.2)  # its end: the grading's kill reaps what is left of it
 
 
