@@ -176,10 +176,10 @@ def _children() -> dict[int, list[int]]:
     for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
         if not entry.isdigit():
             continue
+        fields = sandbox.proc_stat(entry)
         try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
+            ppid = int(fields[1])
+        except (TypeError, ValueError):  # gone
             continue
         children.setdefault(ppid, []).append(int(entry))
     return children
@@ -187,10 +187,10 @@ def _children() -> dict[int, list[int]]:
 
 def _start_time(pid: int) -> int | None:
     """When the process started (clock ticks after boot): with its pid, which process it is (pids are reused)."""
+    fields = sandbox.proc_stat(pid)
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[19])
-    except (OSError, IndexError, ValueError):
+        return int(fields[19])
+    except (TypeError, IndexError, ValueError):  # gone
         return None
 
 
@@ -230,11 +230,9 @@ def _tasks_stat(pid: int) -> list[list[str]]:
     except OSError:
         return rows
     for tid in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                rows.append(f.read().rsplit(")", 1)[1].split())
-        except OSError:
-            continue
+        fields = sandbox.proc_stat(f"{pid}/task/{tid}")
+        if fields is not None:
+            rows.append(fields)
     return rows
 
 
@@ -249,11 +247,10 @@ def _cpu_ticks(pids: set[int]) -> int:
     """User plus system time of these processes, in clock ticks (each process's own threads, not its children)."""
     total = 0
     for pid in pids:
+        fields = sandbox.proc_stat(pid)
         try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
             total += int(fields[11]) + int(fields[12])
-        except (OSError, IndexError, ValueError):
+        except (TypeError, IndexError, ValueError):  # gone
             continue
     return total
 

@@ -57,6 +57,16 @@ def _working_bwrap() -> tuple[str | None, str]:
     return found, ""
 
 
+def proc_stat(task: int | str) -> list[str] | None:
+    """The fields after the command name in /proc/TASK/stat (TASK: a pid, or "PID/task/TID" for a thread), 0-based
+    from the state: [1] the parent's pid, [11] and [12] user and system time, [19] the start time. None if gone."""
+    try:
+        with open(f"/proc/{task}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def mode() -> str:
     """'bwrap' or 'none' for this machine and setting; raises SandboxUnavailable when bwrap is required."""
     wanted = os.environ.get(MODE_ENV, "auto").strip().lower() or "auto"

@@ -37,6 +37,8 @@ import sys
 import tempfile
 import time
 
+from autograder.core import sandbox
+
 ENV = "COURSE_FORK_WORKERS"  # 0: every worker starts from nothing
 READY_TIMEOUT_S = 180  # the template's imports, on a loaded machine
 FORK_TIMEOUT_S = 30
@@ -178,7 +180,6 @@ class Template:
                                         stdout=self.log, stderr=subprocess.STDOUT)
         theirs.close()
         self.control = ours
-        self.usable = False
         reply = self._reply(READY_TIMEOUT_S)
         self.usable = bool(reply and reply.get("ready") and reply.get("threads") == 1)
         self.state = inherited(self.process.pid)  # as it started, before any worker existed
@@ -238,9 +239,8 @@ def inherited(pid: int) -> tuple | None:
     (a red team's worker set its template to SCHED_IDLE, one CPU and RLIMIT_FSIZE 0, and a later submission's
     worker inherited them): resource limits, scheduling policy and nice value, allowed CPUs and memory nodes,
     cgroup, OOM score adjustment. None if the process is gone."""
+    fields = sandbox.proc_stat(pid)
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
         state = [fields[16], fields[17], fields[37], fields[38]]  # priority, nice, rt_priority, policy
         with open(f"/proc/{pid}/status") as f:
             state += [line for line in f if line.startswith(("Cpus_allowed_list", "Mems_allowed_list"))]
@@ -248,16 +248,13 @@ def inherited(pid: int) -> tuple | None:
             with open(f"/proc/{pid}/{name}") as f:
                 state.append(f.read())
         return tuple(state)
-    except (OSError, IndexError):
+    except (TypeError, OSError, IndexError):  # gone
         return None
 
 
 def _parent(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
+    fields = sandbox.proc_stat(pid)
+    return int(fields[1]) if fields else None
 
 
 _templates: dict[tuple, Template | None] = {}  # (argv, env) -> its template (None: tried, not usable)
