@@ -13,6 +13,7 @@ from conftest import REPO
 from nbconvert import HTMLExporter
 from test_classroom import new_class
 
+from autograder.exercises import get_exercise
 from autograder.tools import classroom
 from autograder.tools.grade_student import private_gradebook, run_unit
 from autograder.tools.notebooks import for_nbgrader
@@ -151,3 +152,17 @@ def test_a_submission_folders_timestamp_is_read_only_as_a_small_regular_file(tmp
     assert readable_timestamp(tmp_path / "good") == "2026-11-25 10:00:00.123456 UTC"
     for name in ("words", "zero", "fifo", "to-fifo"):
         assert readable_timestamp(tmp_path / name) == "", name
+
+
+def test_a_units_slot_names_the_gpu_and_torch_its_judge_saw():
+    from autograder.core.protocol import Report
+    from autograder.tools.grade_student import slot
+
+    exercise = get_exercise("01_eager_mode")
+    judged = Report.failed(exercise, "x", environment={"torch": "2.11.0+cu130", "gpu": "NVIDIA H100 80GB HBM3"})
+    unjudged = Report.failed(exercise, "the grader ended without a report")  # no environment: not believed
+    seen = slot([unjudged, judged])
+    assert (seen["gpu"], seen["torch"]) == ("NVIDIA H100 80GB HBM3", "2.11.0+cu130")
+    import torch  # without such a report the unit asks torch itself
+
+    assert slot([unjudged])["torch"] == torch.__version__ == slot([])["torch"]

@@ -9,7 +9,7 @@ import pytest
 from conftest import REPO
 
 from autograder.core.grading import Policy, grade_file
-from autograder.exercises import EXERCISES
+from autograder.exercises import EXERCISES, get_exercise
 from autograder.tools import cases
 from autograder.tools.paths import solution, student_version
 
@@ -26,6 +26,21 @@ def test_exercise_ids_are_the_course_folders():
     assert set(EXERCISES) <= set(COURSE_IDS)
     for exercise_id in EXERCISES:
         assert (REPO / "solutions" / exercise_id / f"{exercise_id}.ipynb").exists()
+        assert EXERCISES[exercise_id].id == exercise_id  # the spec in that folder is that exercise's
+
+
+def test_the_registry_knows_its_ids_without_importing_a_spec_and_names_them_for_an_unknown_one():
+    # A classroom unit, the record step and a feedback kernel ask "is this an exercise?" and import no torch
+    # for it (a grading unit's own process then starts in a fraction of a second instead of ~5 CPU-seconds).
+    probe = ("import sys; from autograder.exercises import EXERCISES; "
+             "assert '01_eager_mode' in EXERCISES and '00_warmup' not in EXERCISES and len(list(EXERCISES)) == 6; "
+             "import autograder.tools.grade_student, autograder.tools.classroom, autograder.tools.record, "
+             "autograder.tools.ray_runner, autograder.tools.slurm, autograder.selfcheck; "
+             "print(sorted(m for m in sys.modules if m == 'torch' or m.endswith('.spec')))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
+    with pytest.raises(KeyError, match="unknown exercise '07_nope'; known: 01_eager_mode, 02_compile_pipeline"):
+        get_exercise("07_nope")
 
 
 @pytest.mark.parametrize("exercise_id", sorted(EXERCISES))

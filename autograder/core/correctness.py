@@ -15,11 +15,10 @@ from pathlib import Path
 
 import torch
 
-from autograder.core.protocol import CheckFailed, Tolerance
+from autograder.core.protocol import SECRET_ENV, CheckFailed, Tolerance
 
 _isclose, _isfinite, _equal, _Tensor, _sum = torch.isclose, torch.isfinite, torch.equal, torch.Tensor, torch.sum
 
-SECRET_ENV = "COURSE_GRADING_SECRET"
 PUBLIC_SECRET = "public-self-study-seed"
 HIDDEN = "|hidden"  # appended to the secret for nbgrader's hidden tests: a second, independent input stream
 

@@ -13,6 +13,9 @@ from dataclasses import asdict, dataclass, field
 
 PASSED, FAILED, SKIPPED, INCONCLUSIVE = "passed", "failed", "skipped", "inconclusive"
 VERIFIED = "verified"  # CheckResult.trust when nothing the submission's process said was believed
+# The instructor's grading secret (the seed of the hidden inputs): this variable, or a 0600 file named by it with
+# "_FILE" appended (correctness.grading_secret reads it; the classroom's tools pass it on, and never to student code)
+SECRET_ENV = "COURSE_GRADING_SECRET"
 
 
 class CheckFailed(AssertionError):

@@ -30,8 +30,7 @@ import time
 from pathlib import Path
 
 from autograder.core import sandbox
-from autograder.core.correctness import SECRET_ENV
-from autograder.core.protocol import Report
+from autograder.core.protocol import SECRET_ENV, Report
 from autograder.exercises import EXERCISES, get_exercise
 from autograder.selfcheck import REPORT_ENV, SKIP_ENV, run_judge, submission_timeout
 from autograder.tools.notebooks import for_nbgrader
@@ -118,14 +117,20 @@ def feedback_run(scratch: Path, student: str, assignment: str, reports: Path, lo
             return -1
 
 
-def slot() -> dict:
-    """Where this unit ran: for a disputed grade, regrade on the same kind of slot."""
-    import torch
+def slot(reports: list[Report]) -> dict:
+    """Where this unit ran: for a disputed grade, regrade on the same kind of slot. The GPU and torch are what the
+    unit's first judge saw (its report's environment); only a unit without such a report (no scored assignment, or
+    no judge that wrote one) asks torch here, so that a unit's own process does not import torch for one line."""
+    seen = [r.environment for r in reports if r.environment.get("torch")]
+    if seen:
+        gpu, version = seen[0].get("gpu"), seen[0]["torch"]
+    else:
+        import torch
 
-    gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None
+        gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None
+        version = torch.__version__
     return {"host": socket.gethostname(), "gpu": gpu, "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
-            "cpus": sorted(os.sched_getaffinity(0)), "torch": torch.__version__,
-            "sandbox": sandbox.describe(gpu=gpu is not None)}
+            "cpus": sorted(os.sched_getaffinity(0)), "torch": version, "sandbox": sandbox.describe(gpu=gpu is not None)}
 
 
 MAX_NOTEBOOK_BYTES = 64 << 20  # a submitted or executed notebook; more is refused, not read
@@ -160,7 +165,8 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
     shutil.rmtree(partial, ignore_errors=True)
     (partial / "reports").mkdir(parents=True)
     (partial / "logs").mkdir()
-    summary = {"student": student, "assignments": {}, "slot": slot()}
+    summary = {"student": student, "assignments": {}}
+    reports = []
     with tempfile.TemporaryDirectory(prefix=f"grade-{student}-") as tmp:
         trusted = Path(tmp) / "trusted"  # no sandbox ever binds it
         trusted.mkdir()
@@ -193,6 +199,7 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
             if scored:
                 report = trusted_grading(assignment, notebook, partial / "reports" / f"{assignment}.json",
                                          partial / "logs" / f"{assignment}-grading.log")
+                reports.append(report)
                 shutil.copy(partial / "reports" / f"{assignment}.json", shown / f"{assignment}.json")
             code = feedback_run(scratch, student, assignment, shown, partial / "logs" / f"{assignment}-feedback.log")
             executed = scratch / "autograded" / student / assignment / f"{assignment}.ipynb"
@@ -213,6 +220,7 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
             row.update({"grading_s": round(report.seconds, 1), "points": report.points,
                         "max_points": report.max_points} if scored else {"scored": False})
             summary["assignments"][assignment] = row
+    summary["slot"] = slot(reports)
     (partial / RESULT).write_text(json.dumps(summary, indent=1))
     if final.exists():
         shutil.rmtree(final)

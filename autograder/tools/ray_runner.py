@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.core.correctness import SECRET_ENV
+from autograder.core.protocol import SECRET_ENV
 from autograder.tools.grade_student import RESULT, run_unit, unit_timeout
 
 # Ray replaces builtins.print in the driver for its progress bars, and leaves it replaced after ray.shutdown():
