@@ -166,3 +166,20 @@ def test_a_units_slot_names_the_gpu_and_torch_its_judge_saw():
     import torch  # without such a report the unit asks torch itself
 
     assert slot([unjudged])["torch"] == torch.__version__ == slot([])["torch"]
+
+
+def test_nbgrader_processes_stamp_a_new_gradebook_with_the_revision_nbgraders_own_lookup_finds(tmp_path, monkeypatch):
+    import nbgrader.api
+
+    from autograder.tools import nbgrader_main
+
+    original = nbgrader.api.get_alembic_version  # nbgrader's: `alembic heads` in a subprocess, found on PATH
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    assert nbgrader_main.alembic_head() == original()
+    try:
+        nbgrader_main.use_alembic_head_in_process()
+        with nbgrader.api.Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gradebook:
+            version = gradebook.db.execute(nbgrader.api.text("select version_num from alembic_version")).scalar()
+    finally:
+        nbgrader.api.get_alembic_version = original
+    assert version == original()
