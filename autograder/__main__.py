@@ -123,8 +123,10 @@ def main(argv: list[str] | None = None) -> int:
 
     if default_device().type == "cuda":  # where speed is graded; on a CPU a fresh cache costs a 20 s probe
         isolate_judge_caches()
-    warm_judge(default_device())
-    report = grade_file(EXERCISES[args.exercise], args.path, hidden=args.hidden,
+    exercise = EXERCISES[args.exercise]
+    if exercise.judge_compiles:
+        warm_judge(default_device())
+    report = grade_file(exercise, args.path, hidden=args.hidden,
                         policy=Policy(allow_skip=args.allow_skip, timeout=args.timeout))
     for line in report.lines():
         print(line)

@@ -73,6 +73,10 @@ def test_cli_grades_the_reference_solution(tmp_path):
     assert "[SKIP] fast_gelu_bias_speed" in result.stdout  # no GPU here: skipped, as CI allows
     data = json.loads(report.read_text())
     assert data["exercise"] == "01_eager_mode" and len(data["results"]) == 4
+    # Its judge compiles nothing itself, so it skipped the compiler's warm-up; it imported nothing once the
+    # submission's process had started (a module imported then could have been edited by it)
+    assert not EXERCISES["01_eager_mode"].judge_compiles
+    assert data["environment"].get("late_imports", []) == [], data["environment"]["late_imports"]
 
 
 def test_cli_exits_nonzero_when_the_gpu_speed_check_cannot_run_and_skipping_is_not_allowed():

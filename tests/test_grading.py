@@ -612,3 +612,19 @@ def test_the_judge_reads_the_workers_log_only_as_a_regular_file(tmp_path):
     log.unlink()
     os.mkfifo(log)
     assert _log_tail(log) == ["(the worker's log was replaced by something that is not a file: not read)"]
+
+
+def test_a_judge_names_the_modules_it_imported_after_its_worker_started_but_not_its_own_kernels():
+    import sys
+
+    from autograder.core.grading import late_imports
+
+    before = set(sys.modules) - {"colorsys"}
+    sys.modules.pop("colorsys", None)
+    import colorsys  # noqa: F401 - a module imported "late"
+
+    sys.modules["torch._inductor.runtime.compile_tasks.cabc123"] = sys.modules["colorsys"]  # a generated kernel
+    try:
+        assert late_imports(before) == ["colorsys"]
+    finally:
+        del sys.modules["torch._inductor.runtime.compile_tasks.cabc123"]

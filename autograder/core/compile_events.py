@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import torch
-import torch._dynamo
 import torch._logging
 
 
@@ -147,6 +146,8 @@ class _Collector(logging.Handler):
 
 
 def _counter(group: str, key: str) -> int:
+    import torch._dynamo.utils  # here, not at the top: a judge that compiles nothing never imports Dynamo
+
     return int(torch._dynamo.utils.counters[group][key])
 
 

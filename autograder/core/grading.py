@@ -817,6 +817,14 @@ def warm_judge(device) -> None:
     torch._dynamo.reset()
 
 
+def late_imports(before: set[str]) -> list[str]:
+    """Modules this judge imported since ``before`` (the moment its first worker started), but for the kernels it
+    generated itself into its own cache (Inductor's ``compile_tasks``): code a submission could have edited by then
+    (unsandboxed, the site-packages are the same user's). What the judge compiles it imports first (warm_judge,
+    Exercise.judge_compiles); a report lists any other, so that a test or a reviewer sees it."""
+    return sorted(m for m in set(sys.modules) - before if ".compile_tasks." not in m)
+
+
 # ---- grading a file ----
 
 def package_digest() -> str:
@@ -897,6 +905,7 @@ def grade_file(exercise: Exercise, path: str | Path, *, policy: Policy | None = 
     # (a compile cache entry, a module file) can be there yet when the judge reads it.
     prepared = exercise.prepare(device, secret) if exercise.prepare else {}
     with tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
+        imported = set(sys.modules)
         session = Session.spawn(timeout=policy.timeout, scratch=Path(scratch))
         session.timeout = policy.timeout
         try:
@@ -906,6 +915,9 @@ def grade_file(exercise: Exercise, path: str | Path, *, policy: Policy | None = 
             session.close()
     report.seconds = time.perf_counter() - start
     report.environment["sandbox"] = sandbox.describe(gpu=torch.cuda.is_available())
+    late = late_imports(imported)
+    if late:
+        report.environment["late_imports"] = late
     if package_digest() != digest_before:
         # Said both ways: in the sandbox the package is read-only, so there the change came from outside (someone
         # editing the course while it graded); a grade is void either way, and a rerun settles which.

@@ -83,6 +83,10 @@ class Exercise:
     hints: dict[str, list[str]] = field(default_factory=dict)  # check id -> hints, revealed one at a time
     # prepare(device, secret) -> dict: what the judge builds (and compiles) before any worker exists
     prepare: Callable | None = None
+    # The judge compiles code itself (a baseline, a ground truth): it then compiles a small function before any
+    # worker exists, to import the compiler's modules while no submission can have touched them (grading.warm_judge).
+    # A judge that compiles nothing skips that (about 3 CPU-s on a CPU); its report lists what it imported late.
+    judge_compiles: bool = False
 
     @property
     def points(self) -> int:

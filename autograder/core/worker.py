@@ -16,6 +16,7 @@ import time
 import traceback
 
 import torch
+import torch._dynamo  # noqa: F401 - a submission's compiles need it: imported before it loads (once, in a template)
 
 from autograder.core import settings
 from autograder.core.blocks import OutputError, collect, copy_output, describe, run_block

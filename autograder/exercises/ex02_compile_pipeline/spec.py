@@ -303,6 +303,7 @@ EXERCISE = Exercise(
     id=ID,
     title="The compile pipeline: a recording backend and a compiled training step",
     entry_points=("GraphRecorder", "make_train_step"),
+    judge_compiles=True,  # the truth for hidden functions: torch.compile(fn, backend=...) in the judge
     baseline="the eager training step",
     speed_gate=1.5,
     checks=(

@@ -161,6 +161,7 @@ EXERCISE = Exercise(
     id=ID,
     title="Compile modes: serve a launch-bound network",
     entry_points=("make_predict",),
+    judge_compiles=True,  # the baseline: the default-mode torch.compile(model), compiled by the judge
     baseline="torch.compile(model) in the default mode",
     speed_gate=1.5,
     prepare=prepare,
