@@ -25,6 +25,7 @@ import torch
 from autograder.core.blocks import run_block
 from autograder.core.correctness import check_outputs
 from autograder.core.diagnosis import diagnose_speed
+from autograder.core.profiling import copy_bandwidth  # here, not where it is used: see grading.late_imports
 from autograder.core.protocol import CheckFailed, Inconclusive, Tolerance
 from autograder.core.timing import (
     MIN_BLOCK_S,
@@ -426,8 +427,6 @@ def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: 
         details["gpu_busy"] = busy
         message += f"; GPU busy {busy:.0%} of the wall time (self-reported)"
     if timed.bytes_per_call and ctx.cuda:
-        from autograder.core.profiling import copy_bandwidth
-
         bandwidth = copy_bandwidth(ctx.device)
         fraction = timed.bytes_per_call / comparison.candidate.median_s / bandwidth
         if fraction > CEILING:  # before accusing anyone: the ceiling measured again, now
