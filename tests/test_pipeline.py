@@ -83,6 +83,26 @@ def test_a_cold_compile_takes_longer_than_a_warm_cache():
     assert cold > warm
 
 
+def test_a_fresh_cache_directory_starts_empty_is_filled_by_the_first_compile_and_read_by_the_next():
+    from pathlib import Path
+
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    def f(x):
+        return torch.tanh(x) * 3 - x
+
+    outside = cache_dir()
+    with pipeline.fresh_cache_dir():
+        inside = Path(cache_dir())
+        assert str(inside) != outside and not any(inside.rglob("*.py"))  # nothing compiled there yet
+        pipeline.first_call_seconds(f, torch.randn(64), cold=False)
+        written = sorted(inside.rglob("*"))
+        assert any(p.suffix == ".py" for p in written)  # the compile filled it
+        pipeline.first_call_seconds(f, torch.randn(64), cold=False)
+        assert sorted(inside.rglob("*")) == written  # the next one read it, and wrote nothing new
+    assert cache_dir() == outside and not inside.exists()
+
+
 # ---- exercise 02's premises ----
 
 def _ctx(secret):

@@ -132,6 +132,17 @@ def caches_off():
         yield
 
 
+@contextmanager
+def fresh_cache_dir():
+    """An empty Inductor cache directory for the block, removed after it: the first compile in it is cold, as on a
+    fresh machine, and fills it; a compile after ``torch._dynamo.reset()`` then reads what the first one wrote."""
+    from torch._inductor import utils
+
+    fresh = getattr(utils, "fresh_cache", None) or utils.fresh_inductor_cache  # the older name (torch 2.8 and before)
+    with fresh():
+        yield
+
+
 def first_call_seconds(fn, *args, cold: bool, device=None) -> float:
     """Seconds of the first call of ``torch.compile(fn)`` after ``torch._dynamo.reset()``. ``cold``: with
     Inductor's on-disk caches switched off, as on a fresh machine; otherwise whatever the caches hold."""
