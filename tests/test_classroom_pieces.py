@@ -5,6 +5,7 @@ and the HTML nbgrader renders from a student's notebook (autograder.tools.safe_h
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -94,14 +95,19 @@ def test_the_feedback_runs_gradebook_holds_no_other_student(tmp_path, monkeypatc
 
 def test_a_unit_past_its_time_limit_is_stopped_with_everything_it_started(tmp_path, monkeypatch):
     """A unit stuck where no step's own limit applies is stopped at the unit's limit (COURSE_UNIT_TIMEOUT), its
-    children with it, reported as unfinished and not tried again (it would only run out of time again)."""
-    child = tmp_path / "child.pid"
-    code = ("import subprocess, sys, time\n"
+    children with it, reported as unfinished and not tried again (it would only run out of time again). The
+    working files it had written (a copy of the submission, a gradebook) go with it."""
+    child, scratch = tmp_path / "child.pid", tmp_path / "scratch.path"
+    code = ("import os, subprocess, sys, time\n"
+            "folder = os.environ['COURSE_UNIT_SCRATCH']\n"
+            "open(os.path.join(folder, 'gradebook.db'), 'w').write('a student\\'s work')\n"
+            f"open({str(scratch)!r}, 'w').write(folder)\n"
             "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
             f"open({str(child)!r}, 'w').write(str(p.pid))\ntime.sleep(60)\n")
     start = time.monotonic()
     status, _, err = run_unit([sys.executable, "-c", code], env=dict(os.environ), timeout=3)
     assert status == "timeout" and "time limit" in err and time.monotonic() - start < 30
+    assert not Path(scratch.read_text()).exists(), "the killed unit's working files were left behind"
     pid = int(child.read_text())
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True,
@@ -113,9 +119,13 @@ def test_a_unit_past_its_time_limit_is_stopped_with_everything_it_started(tmp_pa
     (tmp_path / "course").mkdir()
     course = new_class(tmp_path / "course", ["alice"])
     monkeypatch.setenv("COURSE_UNIT_TIMEOUT", "2")
+    units = tmp_path / "units"  # where run_unit makes each unit's folder
+    units.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(units))
     start = time.monotonic()
     assert classroom.fan_out(course, ["alice"], course / "results", workers=1) == ["alice"]
     assert time.monotonic() - start < 30  # stopped at 2 s, once: no second attempt
+    assert list(units.iterdir()) == []
 
 
 def test_a_split_or_copied_cell_keeps_its_metadata_only_where_nbgrader_can_record_it():

@@ -167,7 +167,8 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
     (partial / "logs").mkdir()
     summary = {"student": student, "assignments": {}}
     reports = []
-    with tempfile.TemporaryDirectory(prefix=f"grade-{student}-") as tmp:
+    # In the folder run_unit made for this unit, where there is one: removed by run_unit even if the unit is killed.
+    with tempfile.TemporaryDirectory(prefix=f"grade-{student}-", dir=os.environ.get(UNIT_SCRATCH_ENV) or None) as tmp:
         trusted = Path(tmp) / "trusted"  # no sandbox ever binds it
         trusted.mkdir()
         assignments = sorted(p.name for p in submitted.iterdir() if p.is_dir() and not p.is_symlink())
@@ -229,6 +230,7 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
 
 
 UNIT_TIMEOUT_ENV = "COURSE_UNIT_TIMEOUT"
+UNIT_SCRATCH_ENV = "COURSE_UNIT_SCRATCH"  # the folder run_unit made for the unit's working files
 
 
 def unit_timeout(course: Path, student: str) -> float:
@@ -245,21 +247,27 @@ def unit_timeout(course: Path, student: str) -> float:
 def run_unit(cmd: list[str], *, env: dict, timeout: float, preexec_fn=None) -> tuple[int | str, str, str]:
     """Run a grading unit's command in a session of its own: (exit code, or "timeout"; stdout; stderr). Past
     ``timeout`` the whole session is killed (the judge, the feedback run and whatever they started), not only the
-    unit's own process."""
+    unit's own process. The unit's working files (copies of the submission, its gradebook, the trusted notebook)
+    go to a folder made here and removed here however the unit ends: a unit killed at its limit cannot clean up."""
     import signal
 
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, preexec_fn=preexec_fn)
+    scratch = tempfile.mkdtemp(prefix="grading-unit-")
     try:
-        out, err = proc.communicate(timeout=timeout)
-        return proc.returncode, out, err
-    except subprocess.TimeoutExpired:
+        proc = subprocess.Popen(cmd, env={**env, UNIT_SCRATCH_ENV: scratch}, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=preexec_fn)
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out, err = proc.communicate()
-        return "timeout", out, err + f"\nthe unit was stopped after {timeout:g} s (its time limit; {UNIT_TIMEOUT_ENV})"
+            out, err = proc.communicate(timeout=timeout)
+            return proc.returncode, out, err
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            out, err = proc.communicate()
+            why = f"\nthe unit was stopped after {timeout:g} s (its time limit; {UNIT_TIMEOUT_ENV})"
+            return "timeout", out, err + why
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
