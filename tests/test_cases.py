@@ -92,8 +92,11 @@ def test_the_secret_never_reaches_the_submissions_process():
     case = next(c for c in CPU_CASES if c.outcome == "secret-hidden")
     found = Path(tempfile.gettempdir()) / cases.SECRET_FILE_NAME
     found.unlink(missing_ok=True)
-    report = grade_file(EXERCISES[case.exercise], solution(case.exercise), overrides=[case.path],
-                        secret="instructor-secret-42", only=["fast_gelu_bias_correct"], policy=POLICY)
-    assert report.results[0].passed  # graded normally, on inputs drawn from the secret
-    text = found.read_text()
-    assert "instructor-secret-42" not in text and text.startswith("searched")
+    try:
+        report = grade_file(EXERCISES[case.exercise], solution(case.exercise), overrides=[case.path],
+                            secret="instructor-secret-42", only=["fast_gelu_bias_correct"], policy=POLICY)
+        assert report.results[0].passed  # graded normally, on inputs drawn from the secret
+        text = found.read_text()
+        assert "instructor-secret-42" not in text and text.startswith("searched")
+    finally:
+        found.unlink(missing_ok=True)  # what the submission wrote in the temp dir goes with the test

@@ -15,7 +15,7 @@ from nbconvert import HTMLExporter
 from test_classroom import new_class
 
 from autograder.exercises import get_exercise
-from autograder.tools import classroom
+from autograder.tools import classroom, grade_student
 from autograder.tools.grade_student import private_gradebook, run_unit
 from autograder.tools.notebooks import for_nbgrader
 from autograder.tools.safe_html import clean_html
@@ -126,6 +126,29 @@ def test_a_unit_past_its_time_limit_is_stopped_with_everything_it_started(tmp_pa
     assert classroom.fan_out(course, ["alice"], course / "results", workers=1) == ["alice"]
     assert time.monotonic() - start < 30  # stopped at 2 s, once: no second attempt
     assert list(units.iterdir()) == []
+
+
+def test_the_judge_reads_the_secret_from_a_file_in_the_units_own_folder(tmp_path, monkeypatch):
+    """The secret's 0600 file sits in the folder run_unit removes however the unit ends, not loose in /tmp."""
+    seen = {}
+
+    def judge(assignment, notebook, out, log, *, env, timeout, grace):
+        path = Path(env["COURSE_GRADING_SECRET_FILE"])
+        seen.update(path=path, text=path.read_text(), mode=path.stat().st_mode & 0o777,
+                    secret_env="COURSE_GRADING_SECRET" in env)
+        return None, 1
+
+    unit = tmp_path / "unit"
+    unit.mkdir()
+    monkeypatch.setenv("COURSE_UNIT_SCRATCH", str(unit))
+    monkeypatch.setenv("COURSE_GRADING_SECRET", "the-instructors-secret")
+    monkeypatch.setattr(grade_student, "run_judge", judge)
+    (tmp_path / "log").write_text("the judge said nothing\n")
+    report = grade_student.trusted_grading("01_eager_mode", tmp_path / "nb.ipynb", tmp_path / "out.json",
+                                           tmp_path / "log")
+    assert not report.ok()  # no report from the judge: a failed one, with its last lines
+    assert seen["path"].parent.parent == unit and seen["text"] == "the-instructors-secret" and seen["mode"] == 0o600
+    assert not seen["secret_env"] and list(unit.iterdir()) == []  # not in the judge's environment; removed after
 
 
 def test_a_split_or_copied_cell_keeps_its_metadata_only_where_nbgrader_can_record_it():

@@ -37,6 +37,8 @@ from autograder.tools.notebooks import for_nbgrader
 from autograder.tools.release import NBGRADER
 
 RESULT = "result.json"
+# The folder run_unit made for a unit's working files and the secret's file: removed however the unit ends.
+UNIT_SCRATCH_ENV = "COURSE_UNIT_SCRATCH"
 # What the feedback run (a process that runs student code) may see of the caller's environment.
 FEEDBACK_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "LD_LIBRARY_PATH",
                 "COURSE_CELL_TIMEOUT", SKIP_ENV, "TORCHINDUCTOR_COMPILE_THREADS", "OMP_NUM_THREADS")
@@ -46,8 +48,10 @@ def trusted_grading(assignment: str, notebook: Path, out: Path, log: Path) -> Re
     """The judge's report on ``notebook`` (a failed report with the judge's last lines if it made none)."""
     env = {k: v for k, v in os.environ.items() if k not in ("NBGRADER_EXECUTION", SECRET_ENV)}
     # The judge reads the secret from a 0600 file outside every sandbox, not from its environment: a process
-    # that can read other processes' /proc/<pid>/environ finds only the file's name there.
-    with tempfile.TemporaryDirectory(prefix="autograder-secret-") as private:
+    # that can read other processes' /proc/<pid>/environ finds only the file's name there. In the unit's folder: a
+    # unit killed at its limit leaves no copy of the secret behind.
+    unit = os.environ.get(UNIT_SCRATCH_ENV) or None
+    with tempfile.TemporaryDirectory(prefix="autograder-secret-", dir=unit) as private:
         if os.environ.get(SECRET_ENV):
             secret_file = Path(private) / "secret"
             secret_file.touch(mode=0o600)
@@ -230,7 +234,6 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
 
 
 UNIT_TIMEOUT_ENV = "COURSE_UNIT_TIMEOUT"
-UNIT_SCRATCH_ENV = "COURSE_UNIT_SCRATCH"  # the folder run_unit made for the unit's working files
 
 
 def unit_timeout(course: Path, student: str) -> float:
