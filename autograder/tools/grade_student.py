@@ -37,21 +37,24 @@ from autograder.tools.notebooks import for_nbgrader
 from autograder.tools.release import NBGRADER
 
 RESULT = "result.json"
-# The folder run_unit made for a unit's working files and the secret's file: removed however the unit ends.
-UNIT_SCRATCH_ENV = "COURSE_UNIT_SCRATCH"
+UNIT_SCRATCH_ENV = "COURSE_UNIT_SCRATCH"  # set by run_unit: see unit_folder
 # What the feedback run (a process that runs student code) may see of the caller's environment.
 FEEDBACK_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "LD_LIBRARY_PATH",
                 "COURSE_CELL_TIMEOUT", SKIP_ENV, "TORCHINDUCTOR_COMPILE_THREADS", "OMP_NUM_THREADS")
+
+
+def unit_folder() -> str | None:
+    """The folder run_unit made for this unit, which it removes however the unit ends (a unit killed at its limit
+    cleans up nothing itself): where the unit's temporary files go. None outside run_unit (the system temp dir)."""
+    return os.environ.get(UNIT_SCRATCH_ENV) or None
 
 
 def trusted_grading(assignment: str, notebook: Path, out: Path, log: Path) -> Report:
     """The judge's report on ``notebook`` (a failed report with the judge's last lines if it made none)."""
     env = {k: v for k, v in os.environ.items() if k not in ("NBGRADER_EXECUTION", SECRET_ENV)}
     # The judge reads the secret from a 0600 file outside every sandbox, not from its environment: a process
-    # that can read other processes' /proc/<pid>/environ finds only the file's name there. In the unit's folder: a
-    # unit killed at its limit leaves no copy of the secret behind.
-    unit = os.environ.get(UNIT_SCRATCH_ENV) or None
-    with tempfile.TemporaryDirectory(prefix="autograder-secret-", dir=unit) as private:
+    # that can read other processes' /proc/<pid>/environ finds only the file's name there.
+    with tempfile.TemporaryDirectory(prefix="autograder-secret-", dir=unit_folder()) as private:
         if os.environ.get(SECRET_ENV):
             secret_file = Path(private) / "secret"
             secret_file.touch(mode=0o600)
@@ -171,8 +174,7 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
     (partial / "logs").mkdir()
     summary = {"student": student, "assignments": {}}
     reports = []
-    # In the folder run_unit made for this unit, where there is one: removed by run_unit even if the unit is killed.
-    with tempfile.TemporaryDirectory(prefix=f"grade-{student}-", dir=os.environ.get(UNIT_SCRATCH_ENV) or None) as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"grade-{student}-", dir=unit_folder()) as tmp:
         trusted = Path(tmp) / "trusted"  # no sandbox ever binds it
         trusted.mkdir()
         assignments = sorted(p.name for p in submitted.iterdir() if p.is_dir() and not p.is_symlink())
