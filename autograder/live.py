@@ -29,6 +29,19 @@ class LiveRequest:
     only: list[str] | None = None
     hidden_stream: bool = False  # grade ``only`` on nbgrader's hidden stream instead
     device: str | None = None
+    # the cells the kernel ran, in order (IPython's input history): the judge's own copy of the learner's code, for
+    # what it ships to a fresh process (exercise 06); the judge never asks the kernel for a source
+    sources: list[str] | None = None
+
+
+def kernel_sources(namespace: dict) -> list[str] | None:
+    """The cells a kernel ran, in order, as plain Python (IPython keeps them in ``In``); None outside IPython."""
+    from autograder.core.submission import plain_python
+
+    history = namespace.get("In")
+    if not isinstance(history, list):
+        return None
+    return [plain_python(str(cell)) for cell in history[1:]]
 
 
 def grade_live(request: LiveRequest, namespace: dict, progress=None) -> Report:
@@ -41,6 +54,8 @@ def grade_live(request: LiveRequest, namespace: dict, progress=None) -> Report:
     from autograder.core.worker import Worker
 
     use_shared_memory_files()
+    if request.sources is None:
+        request.sources = kernel_sources(namespace)
     ours, theirs = socket.socketpair()
     env = dict(worker_env())
     env.pop("AUTOGRADER_WORKER", None)
@@ -106,7 +121,7 @@ def main() -> int:
     prepared = exercise.prepare(device, secret) if exercise.prepare and not request.hidden_stream else {}
     report = grade_session(exercise, session, device=device, secret=secret,
                            policy=Policy(allow_skip=request.allow_skip, timeout=JUDGE_TIMEOUT_S),
-                           only=request.only, progress=progress, prepared=prepared)
+                           only=request.only, progress=progress, prepared=prepared, sources=request.sources)
     session.end.send({"op": "bye", "result": report.to_json()})
     try:
         session.end.receive(time.monotonic() + 30)

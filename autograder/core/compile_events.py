@@ -79,14 +79,22 @@ class CompileEvents:
     def from_json(cls, data: dict) -> CompileEvents:
         """Rebuilt from what a worker sent, with every field checked for its type (the sender is untrusted)."""
         def strs(items):
-            return [str(i)[:500] for i in items] if isinstance(items, list) else []
+            return [str(i)[:500] for i in items[:1000]] if isinstance(items, list) else []
+
+        def items(key):
+            found = data.get(key) if isinstance(data, dict) else None
+            return [i for i in found[:1000] if isinstance(i, dict)] if isinstance(found, list) else []
+
+        def count(key) -> int:  # a number, or 0 (a string, a float, Infinity, a list: whatever the worker sent)
+            value = data.get(key, 0) if isinstance(data, dict) else 0
+            return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**31 else 0
 
         breaks = [GraphBreak(str(b.get("where", ""))[:300], str(b.get("reason", ""))[:500], strs(b.get("frames")))
-                  for b in data.get("graph_breaks", []) if isinstance(b, dict)]
+                  for b in items("graph_breaks")]
         recompiles = [Recompile(str(r.get("function", ""))[:200], str(r.get("where", ""))[:300], strs(r.get("guards")))
-                      for r in data.get("recompiles", []) if isinstance(r, dict)]
-        return cls(int(data.get("graphs", 0)), breaks, recompiles, int(data.get("cudagraph_skips", 0)),
-                   int(data.get("kernels", 0)), strs(data.get("limit_hits", [])))
+                      for r in items("recompiles")]
+        return cls(count("graphs"), breaks, recompiles, count("cudagraph_skips"), count("kernels"),
+                   strs(data.get("limit_hits", []) if isinstance(data, dict) else []))
 
     def summary(self) -> str:
         return (f"{self.graphs} graph(s), {len(self.graph_breaks)} graph break(s), {len(self.recompiles)} "

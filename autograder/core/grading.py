@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +32,6 @@ from autograder.core.protocol import (
     INCONCLUSIVE,
     PASSED,
     SKIPPED,
-    VERIFIED,
     CheckFailed,
     CheckResult,
     Exercise,
@@ -44,6 +44,8 @@ from autograder.core.protocol import (
 )
 from autograder.core.submission import SubmissionError, submission_code
 from autograder.core.timing import _perf_counter, synchronize
+from autograder.core.trust import GraderError, audit, request_name
+from autograder.core.trust import label as trust_label
 from autograder.core.wire import (
     Entry,
     Fn,
@@ -52,6 +54,7 @@ from autograder.core.wire import (
     Ref,
     Slot,
     WorkerGone,
+    private_pool,
     shm_dir,
     use_shared_memory_files,
 )
@@ -290,6 +293,9 @@ class Session:
         self.scheduling = judge_scheduling()  # the judge's, before any submission code ran (see paused)
         self.restarts = 0  # fresh workers after dead ones (restart)
         self.owned_scratch: list[Path] = []  # the restarts' scratch folders, removed at the end
+        self.ledger: list[tuple[str, float]] = []  # every request: (registry name, seconds on the judge's clock)
+        self._private = None  # on a GPU: the memory pool of everything shared with this worker (wire.private_pool)
+        self.stop_between = False  # stopped_between_requests
 
     @classmethod
     def spawn(cls, *, timeout: float = DEFAULT_TIMEOUT_S, scratch: Path) -> Session:
@@ -334,15 +340,49 @@ class Session:
         fresh = Session.spawn(timeout=max(self.deadline - time.monotonic(), 1.0), scratch=scratch)
         self.end.close()
         kept = {"deadline": self.deadline, "timeout": self._limit(), "restarts": self.restarts + 1,
-                "scheduling": self.scheduling,
+                "scheduling": self.scheduling, "ledger": self.ledger,
                 "owned_scratch": [*self.owned_scratch, scratch]}
         self.__dict__.update({**fresh.__dict__, **kept})
 
     # ---- requests ----
     def call(self, op: str, timeout: float | None = None, fds: list[int] = (), **fields) -> dict:
+        """One request and its reply, on the judge's clock: the ledger keeps its registry name and duration
+        (core/trust.py), so that a budget can charge every request of its window and a verdict's requests can be
+        audited."""
         if self.dead:
             raise WorkerGone(self.dead)
         deadline = min(self.deadline, time.monotonic() + (timeout or CALL_TIMEOUT_S))
+        started = _perf_counter()
+        if self.stop_between and self.paused:
+            self.resume()  # it runs for the request only
+        try:
+            return self._call(op, deadline, timeout, fds, fields)
+        finally:
+            self.ledger.append((request_name(op, fields), _perf_counter() - started))
+            if self.stop_between and not self.dead:
+                try:
+                    self.pause()
+                except StillRunning as err:
+                    self.resume()
+                    raise Inconclusive(f"the measurement is void: {err}, between the grader's requests") from None
+
+    @contextmanager
+    def stopped_between_requests(self):
+        """Within it, the submission's processes run only while a request is outstanding: stopped (SIGSTOP, as for
+        the baseline) as each reply arrives, continued as the next request goes out. Work cannot then be done
+        between requests, where no clock of the judge's would see it (a thread compiling ahead)."""
+        self.stop_between = True
+        try:
+            yield
+        finally:
+            self.stop_between = False
+            self.resume()
+
+    def worker_seconds(self, since: int) -> float:
+        """The judge's clock over every request since ledger entry ``since``: all the time the worker had."""
+        return sum(seconds for _, seconds in self.ledger[since:])
+
+    def _call(self, op: str, deadline: float, timeout: float | None, fds, fields: dict) -> dict:
         try:
             self.end.send({"op": op, **fields}, fds)
             while True:
@@ -396,6 +436,13 @@ class Session:
         value = reply.get("value") if isinstance(reply.get("value"), dict) else {}
         return Remote(Ref(int(reply["ref"])) if "ref" in reply else None, value)
 
+    def private_pool(self, device):
+        """The memory pool that every pool shared with this worker comes from (None on a CPU): no other tensor of
+        the judge's shares a segment with them. Dropped only once the worker is dead (kill)."""
+        if self._private is None:
+            self._private = private_pool(device)
+        return self._private
+
     def share(self, pool: Pool) -> None:
         if pool.id not in self.shared:
             try:
@@ -403,9 +450,6 @@ class Session:
             finally:
                 pool.unlink()
             self.shared[pool.id] = pool
-
-    def release(self, *refs: Ref) -> None:
-        self.call("release", refs=[r.id for r in refs if r is not None])
 
     def events(self) -> CompileEvents:
         reply = self.call("events")
@@ -507,6 +551,8 @@ class Session:
                 time.sleep(0.01)
         if self.pool_dir:  # whatever the worker wrote there goes with the grading
             shutil.rmtree(self.pool_dir, ignore_errors=True)
+        if self.process is not None and self.process.poll() is not None:
+            self._private = None  # the worker's mappings are gone: its pools' memory can go back
 
     def close(self, result: dict | None = None) -> None:
         if not self.dead:
@@ -533,6 +579,7 @@ class GradeContext:
     pools: list[Pool] = field(default_factory=list)
     prepared: dict = field(default_factory=dict)  # what Exercise.prepare built before the worker existed
     notes: dict = field(default_factory=dict)  # what a check measured for a later one (Check.uses)
+    sources: list[str] | None = None  # the submission's code as the judge read it (never the worker's account of it)
 
     @property
     def cuda(self) -> bool:
@@ -549,14 +596,16 @@ class GradeContext:
     def generator(self, purpose: str, index: int = 0, device=None) -> torch.Generator:
         return generator(self.exercise.id, purpose, index, self.secret, device or self.device)
 
-    def gate(self) -> float:
-        """The speed gate on this device; raises NeedsGPU where the gate cannot apply."""
+    def gate(self, gate: float | None = None, over: str | None = None) -> float:
+        """The speed gate on this device (``gate`` over ``over``; default: the exercise's over its baseline); raises
+        NeedsGPU where the gate cannot apply."""
+        gate = self.exercise.speed_gate if gate is None else gate
         if self.cuda:
-            return self.exercise.speed_gate
+            return gate
         if self.policy.cpu_gate is not None:
             return self.policy.cpu_gate
-        raise NeedsGPU(f"the speed check needs a CUDA GPU (this machine has none); on a GPU it requires "
-                       f"{self.exercise.speed_gate:g}x over {self.exercise.baseline}")
+        raise NeedsGPU(f"needs a CUDA GPU — not graded here (this machine has none); on a GPU it requires "
+                       f"{gate:g}x over {over or self.exercise.baseline}")
 
     # ---- calling into the worker ----
     def call(self, fn, *args, what: str, hint: str = "", **kwargs) -> Remote:
@@ -587,10 +636,19 @@ class GradeContext:
 
     # ---- shared memory ----
     def pool(self, numel: int, dtype=torch.float32) -> Pool:
-        pool = Pool(numel, dtype, self.device, self.session.pool_dir)
+        pool = Pool(numel, dtype, self.device, self.session.pool_dir, self.session.private_pool(self.device))
         self.pools.append(pool)
         self.session.share(pool)
         return pool
+
+    def host_page(self, numel: int, dtype=torch.int32) -> tuple[Pool, Slot]:
+        """A pool in host memory shared with the worker (sealed shared memory), whatever the device, as one slot: a
+        page of flags both sides read and write while a request runs (exercise 01's paced workload)."""
+        pool = Pool(numel, dtype, "cpu", self.session.pool_dir)
+        pool.tensor.zero_()
+        self.pools.append(pool)
+        self.session.share(pool)
+        return pool, pool.alloc((pool.numel,))
 
     def put(self, tensors) -> list[Slot]:
         """Copy judge-side tensors into new shared pools, one each (arguments never share storage); return
@@ -640,10 +698,10 @@ class GradeContext:
         return len(cases)
 
     def outputs_stay_valid(self, fn: Ref, reference, make_x, tol: Tolerance, name: str, hint: str,
-                           window: tuple[int, int]) -> int:
-        """Call ``fn`` on a number of fresh inputs drawn from the secret within ``window``, keeping every output
-        in the worker; then read each back (through the worker: self-reported) and compare it with the judge's
-        reference. Returns the number of calls."""
+                           window: tuple[int, int]) -> str:
+        """A diagnosis: call ``fn`` on a number of fresh inputs drawn from the secret within ``window``, keeping
+        every output in the worker; then have the worker read each back and compare it with the judge's reference.
+        The read-back is the worker's own code: the finding is a note, never a verdict."""
         gen = torch.Generator().manual_seed(self.seed("stay-valid-calls"))
         calls = int(torch.randint(window[0], window[1] + 1, (), generator=gen))
         kept = []
@@ -659,14 +717,13 @@ class GradeContext:
                     self.session.invoke(Fn("autograder.core.blocks:same"), out.ref, into=into, keep=False,
                                         device=self.device)
                 except RemoteError as err:
-                    raise CheckFailed(f"the output of call {j + 1}, read after {later} later calls, cannot be read: "
-                                      f"{err.describe()}", hint) from None
+                    return (f"the output of call {j + 1}, read after {later} later calls, cannot be read: "
+                            f"{err.describe()}; {hint}")
                 try:
                     check_outputs(self.view(into).clone(), expected, tol, f"the output of call {j + 1}")
                 except CheckFailed as err:
-                    raise CheckFailed(f"{err.reason}, read after {later} later calls: it no longer holds its own "
-                                      "values", hint) from None
-        return calls
+                    return f"{err.reason}, read after {later} later calls: it no longer holds its own values; {hint}"
+        return f"all {calls} kept outputs still held their own values after the later calls"
 
     def drop_pools(self, since: int = 0) -> None:
         """Forget shared memory on both sides: every pool made after the first ``since``."""
@@ -693,11 +750,12 @@ def default_device() -> torch.device:
 
 def grade(exercise: Exercise, session: Session, load: dict, *, device, secret: str, policy: Policy,
           only: list[str] | None = None, progress=None, prepared: dict | None = None,
-          reload=None) -> list[CheckResult]:
+          reload=None, sources: list[str] | None = None) -> list[CheckResult]:
     """Run ``exercise``'s checks against the worker behind ``session``; never raises for bad code. ``reload``:
     called when a check left the worker dead (a hang killed at its call's limit, a crash), to give the checks
     after it a fresh worker: one function that never returns costs its own checks, not another function's."""
-    ctx = GradeContext(exercise, session, torch.device(device), secret, policy, prepared=prepared or {})
+    ctx = GradeContext(exercise, session, torch.device(device), secret, policy, prepared=prepared or {},
+                       sources=sources)
     ctx.notes["load_s"] = float(load.get("load_s") or 0.0)  # the judge's clock around loading the submission
     wanted = set(only or ())
     wanted |= {used for c in exercise.checks if c.id in wanted for used in c.uses}
@@ -718,26 +776,32 @@ def grade(exercise: Exercise, session: Session, load: dict, *, device, secret: s
 
 
 def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
-    trust = f"self-reported: {check.self_reported}" if check.self_reported else VERIFIED
+    """The check's verdict (``check.run``: only facts the judge establishes decide it, audited against the requests
+    it sent), then its diagnosis (``check.diagnose``: what the worker says about itself, shown as notes). Never
+    raises for anything the worker sent: a reply the judge cannot use costs this check, not the grading."""
+    session = ctx.session
+    notes: list[str] = []
 
     def result(status, message, hint="", details=None, points=0.0):
         return CheckResult(check.id, check.title, check.kind, points, check.points, status, message, hint,
-                           details or {}, trust)
+                           details or {}, trust_label(check), notes)
 
     entries = load.get("entry_points", {})
+    entries = entries if isinstance(entries, dict) else {}
     missing = [n for n in check.needs if not (isinstance(entries.get(n), dict) and entries[n].get("callable"))]
     if missing:
-        errors = load.get("load_errors") or []
+        errors = [visible(str(e)[:500]) for e in load.get("load_errors") or [] if isinstance(e, str)]
         return result(FAILED, f"no function named {', '.join(missing)} was defined"
                       + (f"; while your notebook ran, {'; '.join(errors)}" if errors else ""),
                       "define it with exactly this name (the checks look it up by name), and make every cell run")
     if load.get("changed"):
+        changed = load["changed"] if isinstance(load["changed"], list) else [load["changed"]]
         return result(FAILED, "your code changed global torch settings when it was loaded, which would change "
-                      "the precision or speed of what is compared: " + "; ".join(load["changed"]), _SETTINGS_HINT)
-    session = ctx.session
+                      "the precision or speed of what is compared: " + "; ".join(visible(str(c)[:300])
+                                                                                 for c in changed), _SETTINGS_HINT)
     if session.dead:
         return result(FAILED, session.dead)
-    changes_before, threads_before = len(session.changes), len(session.threads)
+    changes_before, threads_before, ledger_before = len(session.changes), len(session.threads), len(session.ledger)
     start = _perf_counter()
     try:
         outcome = check.run(ctx)
@@ -751,26 +815,48 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
             raise CheckFailed(f"your code left background threads running ({', '.join(dict.fromkeys(threads))}); "
                               "work on the side is not what is graded", "compute each result inside the call that "
                               "returns it")
-        return result(PASSED, message, details=details, points=float(check.points))
+        verdict = result(PASSED, message, details=details, points=float(check.points))
     except CheckFailed as err:
-        return result(FAILED, err.reason, err.hint, err.details)
+        verdict = result(FAILED, err.reason, err.hint, err.details)
     except NeedsGPU as err:
-        return result(SKIPPED if ctx.policy.allow_skip else FAILED, str(err), "run the check on a machine with a "
-                      "CUDA GPU")
+        verdict = result(SKIPPED if ctx.policy.allow_skip else FAILED, str(err), "run the check on a machine with a "
+                         "CUDA GPU")
     except Inconclusive as err:
-        return result(INCONCLUSIVE, str(err), "re-run on a quieter machine; nothing else should use the GPU",
-                      err.details)
+        verdict = result(INCONCLUSIVE, str(err), "re-run on a quieter machine; nothing else should use the GPU",
+                         err.details)
     except WorkerGone as err:
-        return result(FAILED, str(err))
+        verdict = result(FAILED, str(err))
     except RemoteError as err:
-        return result(FAILED, f"your code raised {err.describe()}",
-                      "run the function on a small input in a cell of its own and read the traceback")
+        verdict = result(FAILED, f"your code raised {err.describe()}",
+                         "run the function on a small input in a cell of its own and read the traceback")
+    except GraderError:
+        raise
+    except Exception as err:  # noqa: BLE001 - a reply the judge could not use (malformed), never a crash
+        verdict = result(FAILED, f"the grader could not use what your process sent back ({type(err).__name__}: "
+                         f"{visible(str(err))[:300]})", "the worker's replies are the grader's; code that changes "
+                         "them gets no points")
     finally:
         session.resume()
         try:
             ctx.drop_pools()
         except WorkerGone:
             pass
+    try:
+        audit(check, [name for name, _ in session.ledger[ledger_before:]])
+    except GraderError as err:  # the grader's own fault: said as such, and no points on its word either
+        return result(FAILED, f"grader error: {err}", "this is a fault of the grader, not of your code: report it")
+    if check.diagnose is not None and not session.dead:
+        try:
+            notes.extend(visible(str(n))[:1000] for n in check.diagnose(ctx) or [])
+        except Exception as err:  # noqa: BLE001 - a diagnosis explains; it never fails a check
+            notes.append(f"(no diagnosis: {visible(type(err).__name__)}: {visible(str(err))[:200]})")
+        finally:
+            session.resume()
+            try:
+                ctx.drop_pools()
+            except WorkerGone:
+                pass
+    return verdict
 
 
 _SETTINGS_HINT = ("leave thread counts, matmul precision (TF32), cuDNN flags, grad mode and the compiler stance as "
@@ -874,11 +960,11 @@ def grade_session(exercise: Exercise, session: Session, *, device, secret: str, 
         load.update({**again, "load_s": load_s})  # the first load's time is the one a compile budget charges
 
     results = grade(exercise, session, load, device=device, secret=secret, policy=policy, only=only,
-                    progress=progress, prepared=prepared, reload=reload)
+                    progress=progress, prepared=prepared, reload=reload, sources=sources)
     report = Report(exercise.id, results, {**environment(), "load_s": load_s}, 0.0, policy.allow_skip)
     if hidden:
         report.hidden = grade(exercise, session, load, device=device, secret=secret + HIDDEN, policy=policy,
-                              only=list(exercise.hidden_checks), reload=reload)
+                              only=list(exercise.hidden_checks), reload=reload, sources=sources)
     if session.restarts:
         report.environment["worker_restarts"] = session.restarts
     report.seconds = time.perf_counter() - start

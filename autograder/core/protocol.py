@@ -50,26 +50,45 @@ class Tolerance:
 
 @dataclass(frozen=True)
 class Check:
-    """One graded check. ``run(session, ctx)`` drives the submission's process and raises CheckFailed, or
-    returns a message (and details). ``self_reported`` names what the check takes on the word of the
-    submission's process (counters read there); empty when every fact is verified by the trusted side."""
+    """One graded check. ``run(ctx)`` drives the submission's process and raises CheckFailed, or returns a message
+    (and details): its verdict may rest only on the facts in ``decided_by``, each established by the judge (its own
+    computation, its clock, or an answer it compared with its own truth: core/trust.py). ``diagnose(ctx)``, run
+    after the verdict whatever it was, may read what the worker says about itself (compile counters, a kept output
+    read back) and returns notes for the card: the ``diagnostics``, which never decide."""
 
     id: str  # the nbgrader grade_id of the test cell that reports it
     title: str
     points: int
     run: Callable
     needs: tuple[str, ...]  # entry points the check calls
+    decided_by: tuple = ()  # trust.Fact: judge, clock or answer
     kind: str = "correctness"  # "correctness", "speed" or "structure"
     hidden: bool = False  # nbgrader's hidden test re-runs it on a second secret stream (never a speed check)
-    self_reported: str = ""
-    clock: bool = False  # a verdict that rests on the judge's clock (besides speed checks): e.g. a timer's accuracy
+    diagnose: Callable | None = None  # ctx -> list of notes (what the worker said; not graded)
+    diagnostics: tuple = ()  # trust.Fact with source worker: what diagnose reads
     # checks whose measurements this one reads (from GradeContext.notes): grading it alone grades those first too
     uses: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        from autograder.core import trust
+
+        if not self.decided_by:
+            raise ValueError(f"check {self.id} declares no fact that decides it (decided_by)")
+        bad = [f.what for f in self.decided_by if f.source not in trust.DECIDING]
+        if bad:
+            raise ValueError(f"check {self.id} would be decided by the worker's word: {bad}; only facts the judge "
+                             "established (judge, clock, answer) decide; show the rest as diagnostics")
+        if any(f.source != trust.WORKER for f in self.diagnostics):
+            raise ValueError(f"check {self.id}: diagnostics are the worker's word (source worker)")
+        if bool(self.diagnostics) != (self.diagnose is not None):
+            raise ValueError(f"check {self.id}: diagnostics and a diagnose function come together")
 
     @property
     def timed(self) -> bool:
         """The verdict depends on timings: another program on the same GPU or CPU can change it."""
-        return self.kind == "speed" or self.clock
+        from autograder.core.trust import CLOCK
+
+        return self.kind == "speed" or any(f.source == CLOCK for f in self.decided_by)
 
 
 @dataclass(frozen=True)
@@ -123,7 +142,8 @@ class CheckResult:
     message: str
     hint: str = ""
     details: dict = field(default_factory=dict)
-    trust: str = VERIFIED  # or "self-reported: <what>" (read in the submission's process, not verified)
+    trust: str = VERIFIED  # what decided it (core/trust.label): always facts the judge established
+    notes: list = field(default_factory=list)  # diagnostics: what the submission's process said, never graded
 
     @property
     def passed(self) -> bool:
@@ -131,9 +151,12 @@ class CheckResult:
 
     def line(self) -> str:
         mark = {PASSED: "PASS", FAILED: "FAIL", SKIPPED: "SKIP", INCONCLUSIVE: "????"}[self.status]
-        note = f" [{self.trust}]" if self.trust != VERIFIED else ""
         first = self.message.splitlines()[0] if self.message.strip() else ""
-        return visible(f"[{mark}] {self.id} ({self.points:g}/{self.max_points}): {first}{note}")
+        return visible(f"[{mark}] {self.id} ({self.points:g}/{self.max_points}): {first}")
+
+    def note_lines(self) -> list[str]:
+        """The diagnostics, one line each: what the submission's process said about itself (not graded)."""
+        return [visible(f"    note, not graded (your process's word): {n}") for n in self.notes]
 
 
 @dataclass
@@ -189,7 +212,7 @@ class Report:
 
     def lines(self) -> list[str]:
         head = f"{self.exercise}: {self.points:g}/{self.max_points} points in {self.seconds:.1f} s"
-        return [head] + [r.line() for r in self.results]
+        return [head] + [line for r in self.results for line in [r.line(), *r.note_lines()]]
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1, default=str)

@@ -36,7 +36,10 @@ from autograder.core.timing import (
     format_seconds,
     synchronize,
 )
+from autograder.core.trust import answer, clock, judge, worker
 from autograder.core.wire import Fn, Pool, Ref, digest
+
+KERNEL_SECONDS = "autograder.core.profiling:kernel_seconds"
 
 SAMPLES_PER_BLOCK = 2  # outputs checked against the reference after each block of the submission's calls
 # A block crosses the process boundary once (a request, a reply, the GPU switching between the worker's and
@@ -47,12 +50,6 @@ GPU_BLOCK_S = 0.050
 MAX_WARMUP_CALLS, MAX_WARMUP_S = 200, 60.0
 # A fused kernel that reads its inputs and writes its output once cannot beat a copy of the same bytes.
 CEILING = 1.0
-
-
-# What a speed check with ``Timed.keep`` takes on the worker's word (Check.self_reported): the worker holds the kept
-# outputs, and code there can recompute them all at the end of a block (an eighth red team).
-KEPT_OUTPUTS = ("that its outputs stayed valid to the end of each timed block (the worker keeps them; the speed "
-                "and each output are verified)")
 
 
 @dataclass
@@ -121,8 +118,10 @@ class _Runner:
         """``current`` if it is big enough, else a new pool twice its size (shared with the worker)."""
         if current is not None and current.numel >= numel and current.tensor.dtype == dtype:
             return current
+        shared = self.remote is not None
         pool = Pool(max(numel, 2 * (current.numel if current else 0)), dtype, self.ctx.device,
-                    self.ctx.session.pool_dir if self.remote is not None else None)
+                    self.ctx.session.pool_dir if shared else None,
+                    self.ctx.session.private_pool(self.ctx.device) if shared else None)
         if self.remote is not None:
             self.ctx.pools.append(pool)
             self.ctx.session.share(pool)
@@ -382,15 +381,33 @@ def paused(session):
                            "were paused and the grader measured on its own")
 
 
+SPEED_FACTS = (
+    clock("the candidate's blocks against the baseline's, interleaved, on the grader's clock, which stops only after "
+          "the grader has read every output of a block", "block", "collect", "pool"),
+    judge("the baseline and the reference, run by the grader itself on its own copies (the submission's processes "
+          "stopped while the baseline runs)"),
+    answer("outputs of calls the grader picks after each block, against its own reference; inputs unchanged "
+           "(keyed digests)", "block", "collect"),
+)
+SPEED_DIAGNOSTICS = (
+    worker("compile counters (graphs, breaks, recompiles, CUDA-graph skips) since the last check", "events"),
+    worker("GPU busy: one call's kernel time under the profiler of your process", KERNEL_SECONDS),
+)
+
+
 def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: str = "your function",
                 baseline_model=None, candidate_model: Ref | None = None,
-                reference: Callable | None = None) -> tuple[str, dict]:
+                reference: Callable | None = None, gate: float | None = None,
+                baseline_name: str | None = None) -> tuple[str, dict]:
     """Compare the worker's ``candidate`` with the local ``baseline`` under the course protocol; raise
     CheckFailed (too slow, wrong during timing), Inconclusive or NeedsGPU, or return the message and details.
-    ``reference`` (default: the baseline) computes the outputs the sampled calls are checked against."""
-    gate = ctx.gate()
+    ``reference`` (default: the baseline) computes the outputs the sampled calls are checked against. The verdict
+    rests on the judge's clock and its own checks only; what the worker says about itself (compile counters, its
+    profiler) explains it afterwards (``speed_diagnosis``)."""
+    gate = ctx.gate(gate, over=baseline_name)
     session = ctx.session
-    base = _Runner(ctx, timed, ctx.exercise.baseline, local=baseline, model=baseline_model, purpose="speed-base")
+    base = _Runner(ctx, timed, baseline_name or ctx.exercise.baseline, local=baseline, model=baseline_model,
+                   purpose="speed-base")
     cand = _Runner(ctx, timed, name, remote=candidate, model=candidate_model, purpose="speed",
                    reference=reference or baseline)
 
@@ -404,10 +421,9 @@ def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: 
         else:
             yield
 
-    events_before = session.events()
     comparison = compare_runners(base, cand, gate=gate, phase=phase)
     ctx.notes["speed_excess_s"] = cand.excess_s()  # what the candidate's calls cost beyond their steady time
-    events = session.events().since(events_before)  # self-reported: explains, never decides
+    ctx.notes["speed"] = (comparison, cand, timed)  # for speed_diagnosis
     details = {
         "speedup": comparison.speedup, "speedup_min": comparison.speedup_min,
         "speedup_max": comparison.speedup_max, "gate": gate,
@@ -418,14 +434,10 @@ def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: 
         "calls_per_block": comparison.candidate.calls_per_block, "attempts": comparison.attempts,
         "baseline_per_call_s": comparison.baseline.per_call_s,
         "candidate_per_call_s": comparison.candidate.per_call_s,
-        "compile_events": events.summary(), "device": str(ctx.device),
+        "device": str(ctx.device),
         "boundary_s_per_block": statistics.median(cand.overhead) if cand.overhead else None,
     }
     message = comparison.summary()
-    busy = _gpu_busy(ctx, cand, comparison.candidate.median_s) if ctx.cuda else None
-    if busy is not None:
-        details["gpu_busy"] = busy
-        message += f"; GPU busy {busy:.0%} of the wall time (self-reported)"
     if timed.bytes_per_call and ctx.cuda:
         bandwidth = copy_bandwidth(ctx.device)
         fraction = timed.bytes_per_call / comparison.candidate.median_s / bandwidth
@@ -441,18 +453,45 @@ def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: 
                 "are being reused, not computed", "compute every call's result from that call's inputs", details)
     if comparison.verdict == "pass":
         return message, details
-    reasons = diagnose_speed(comparison, events, cuda=ctx.cuda, expect_compiled=timed.expect_compiled, busy=busy)
+    reasons = diagnose_speed(comparison, None, cuda=ctx.cuda, expect_compiled=timed.expect_compiled, busy=None)
     details["diagnosis"] = reasons
     if comparison.verdict == "inconclusive":
         raise Inconclusive(f"inconclusive after {comparison.attempts} measurements: {message}", details)
     raise CheckFailed(f"too slow: {message}", "; ".join(reasons), details)
 
 
+def compile_events_since_last(ctx):
+    """The worker's compile counters since the last diagnosis that read them (or since loading): what it says."""
+    now = ctx.session.events()
+    before = ctx.notes.get("events_seen")
+    ctx.notes["events_seen"] = now
+    return now.since(before) if before is not None else now
+
+
+def speed_diagnosis(ctx) -> list[str]:
+    """What the worker says explains a speed check's verdict (never decides it): its compile counters, its GPU busy
+    time, and the reasons they suggest when the check was too slow."""
+    events = compile_events_since_last(ctx)
+    notes = [f"compiled: {events.summary()}"]
+    found = ctx.notes.pop("speed", None)
+    if found is None:  # the check ended before its comparison
+        return notes
+    comparison, cand, timed = found
+    busy = _gpu_busy(ctx, cand, comparison.candidate.median_s) if ctx.cuda else None
+    if busy is not None:
+        notes.append(f"GPU busy {busy:.0%} of the wall time")
+    if comparison.verdict != "pass":
+        reasons = diagnose_speed(comparison, events, cuda=ctx.cuda, expect_compiled=timed.expect_compiled,
+                                 busy=busy)
+        notes.extend(reasons)
+    return notes
+
+
 def _gpu_busy(ctx, cand: _Runner, wall_s: float) -> float | None:
     """Kernel time per call as the worker's profiler saw it, over the judge's wall time (for the result card)."""
     try:
         call_slots, _, _, _ = cand._prepare(1)
-        reply = ctx.session.invoke(Fn("autograder.core.profiling:kernel_seconds"), cand.remote, *call_slots[0],
+        reply = ctx.session.invoke(Fn(KERNEL_SECONDS), cand.remote, *call_slots[0],
                                    keep=False, no_grad=cand.timed.no_grad)
         kernel_s = float(reply.value.get("value") or 0.0)
     except Exception:  # an aid for the card, never a reason to fail

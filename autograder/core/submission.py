@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import ast
-import inspect
 import json
 import linecache
-import math
 import sys
-import textwrap
 import traceback
 import types
 from pathlib import Path
@@ -134,162 +131,85 @@ def load_namespace(*sources: str) -> dict:
     return namespace
 
 
-def closure_source(fn, namespace: dict, name: str | None = None) -> str:
-    """Python source that defines ``fn`` again in a fresh process, as ``name`` (default: its own): the modules
-    ``namespace`` imported, the functions and classes of the submission that ``fn`` names (followed recursively,
-    through decorators, default values, base classes and methods), what it names that was imported from a module
-    (``from torch.cuda import CUDAGraph``), simple constants (numbers, strings, and lists, tuples, sets and dicts
-    of them; torch dtypes and devices), then ``fn``. Source comes from the submission's own cells, never through
-    ``__wrapped__`` to another function. Raises SubmissionError where a source cannot be found (a function built
-    at run time, a lambda...)."""
-    imports, constants, defs, seen = [], [], [], set()
-    submission = namespace.get("__name__")
-
-    def visit(obj) -> None:
-        for found in sorted(_names_of(obj)):
-            if found in seen or found not in namespace:
-                continue
-            seen.add(found)
-            value = namespace[found]
-            if _defined_by(value, submission):
-                visit(value)
-                defs.append(_source(value))
-                if getattr(value, "__name__", found) != found:
-                    defs.append(f"{found} = {value.__name__}\n")
-            elif (const := _constant(value)) is not None:
-                constants.append(f"{found} = {const}")
-            elif (reached := _importable(value, submission)) is not None:
-                constants.append(f"{found} = {reached}")
-
-    for key, value in namespace.items():
-        if isinstance(value, types.ModuleType) and not key.startswith("_"):
-            imports.append(f"import {value.__name__}" if value.__name__ == key
-                           else f"import {value.__name__} as {key}")
-    seen.add(fn.__name__)
-    if name:
-        seen.add(name)
-    visit(fn)
-    alias = [f"{name} = {fn.__name__}"] if name and name != fn.__name__ else []
-    return "\n".join(imports + constants + [""] + defs + [_source(fn)] + alias)
-
-
-def _own_code(obj):
-    """The code object of ``obj`` (a function, or a decorator's wrapper around one) that a submission cell
-    compiled, or None."""
-    candidates = [obj]
-    try:
-        candidates.append(inspect.unwrap(obj))
-    except ValueError:  # a __wrapped__ cycle
-        pass
-    for candidate in candidates:
-        code = getattr(candidate, "__code__", None)
-        if isinstance(code, types.CodeType) and code.co_filename.startswith(SUBMISSION_FILE):
-            return code
-    return None
+def static_closure(sources: list[str], name: str) -> str:
+    """Python source that defines the submission's ``name`` again in a fresh process, made from the submission's
+    text alone, by whoever holds it (the judge), without running any of it: every top-level import, then the last
+    top-level definition of ``name`` and of each name it reads, followed through what those read (functions and
+    classes with their decorators, default values, base classes and bodies; plain constants: numbers, strings,
+    containers of them, names, attributes such as ``torch.float32``, ``torch.device(...)``), in the order the cells
+    define them. Anything else at the top level (a demo call, an attribute set on a function, a print) is not
+    shipped. Raises SubmissionError where ``name`` has no top-level definition."""
+    imports: list[str] = []
+    bindings: dict[str, tuple[int, str, set[str]]] = {}  # name -> (position, statement's source, names it reads)
+    position = 0
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        lines = source.splitlines(True)
+        for node in tree.body:
+            position += 1
+            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+            text = "".join(lines[first - 1:node.end_lineno])
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                imports.append(text)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bindings[node.name] = (position, text, _reads(node))
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
+                    and _plain_value(node.value):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names = [n for t in targets for n in _target_names(t)]
+                if names and all(isinstance(n, str) for n in names):
+                    for target in names:
+                        bindings[target] = (position, text, _reads(node.value))
+    if name not in bindings:
+        raise SubmissionError(f"cannot find a top-level definition of {name!r}: define it with def (or class) in a "
+                              "cell")
+    needed, todo = set(), [name]
+    while todo:
+        found = todo.pop()
+        if found in needed or found not in bindings:
+            continue
+        needed.add(found)
+        todo.extend(bindings[found][2])
+    statements = sorted({bindings[n][:2] for n in needed})
+    return "".join(imports) + "\n" + "\n".join(text for _, text in statements)
 
 
-def _defined_by(value, submission) -> bool:
-    """A function or class that the submission's cells define (decorated or not)."""
-    if isinstance(value, type):
-        return value.__module__ in (submission, "__main__")
-    return callable(value) and _own_code(value) is not None
+def _reads(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def _names_of(obj) -> set[str]:
-    """Every global name ``obj``'s source can read: its code's names (nested code included) and the names in
-    its definition (decorators, default values, base classes, class attributes)."""
-    found, codes = set(), []
-    members = list(vars(obj).values()) if isinstance(obj, type) else [obj]
-    for member in members:
-        for part in (member, getattr(member, "__func__", None), getattr(member, "fget", None),
-                     getattr(member, "fset", None)):
-            code = _own_code(part) if part is not None and callable(part) else None
-            if code is not None:
-                codes.append(code)
-    while codes:
-        code = codes.pop()
-        found.update(code.co_names)
-        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    try:
-        tree = ast.parse(textwrap.dedent(_source(obj)))
-    except (SubmissionError, SyntaxError):
-        return found
-    found.update(node.id for node in ast.walk(tree) if isinstance(node, ast.Name))
-    return found
+def _target_names(target: ast.AST) -> list[str | None]:
+    """The names an assignment target binds; None for a target that is not a plain name (``f.attr = ...``)."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for t in target.elts for n in _target_names(t)]
+    return [None]
 
 
-def _constant(value, depth: int = 0) -> str | None:
-    """Source that makes ``value`` again, for plain data (numbers, strings, None, and containers of them)."""
-    if depth > 6:
-        return None
-    if value is None or isinstance(value, (bool, int, str)):
-        return repr(value)
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else f"float({str(value)!r})"
-    if isinstance(value, (list, tuple, set, frozenset)):
-        items = [_constant(v, depth + 1) for v in value]
-        if any(i is None for i in items):
-            return None
-        if isinstance(value, list):
-            return "[" + ", ".join(items) + "]"
-        if isinstance(value, tuple):
-            return "(" + "".join(f"{i}, " for i in items) + ")"
-        return f"{type(value).__name__}([" + ", ".join(items) + "])"
-    if isinstance(value, dict):
-        pairs = [(_constant(k, depth + 1), _constant(v, depth + 1)) for k, v in value.items()]
-        if any(k is None or v is None for k, v in pairs):
-            return None
-        return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
-    return None
+_PLAIN_CALLS = {"float", "int", "complex", "frozenset", "set", "tuple", "list", "dict", "range", "device", "dtype"}
 
 
-def _importable(value, submission: str | None = None) -> str | None:
-    """An expression that gets ``value`` again in a fresh process: an object a module defines (reached through
-    the module, as the learner's `from ... import` reached it), or a torch dtype or device; else None."""
-    import functools
-    import importlib
-
-    import torch
-
-    if isinstance(value, torch.dtype):
-        return f"__import__('torch').{str(value).removeprefix('torch.')}"
-    if isinstance(value, torch.device):
-        return f"__import__('torch').device({str(value)!r})"
-    module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
-    if not (isinstance(module, str) and isinstance(qualname, str)) or "<" in qualname \
-            or module in ("__main__", "__submission__", submission):
-        return None
-    try:
-        if functools.reduce(getattr, qualname.split("."), importlib.import_module(module)) is not value:
-            return None
-    except (ImportError, AttributeError):
-        return None
-    return f"__import__('importlib').import_module({module!r}).{qualname}"
-
-
-def _source(obj) -> str:
-    """The source of a function or class of the submission, from its own cell: a function's from its code
-    object (with its decorators; never another function's through ``__wrapped__``), a class's from the cells'
-    syntax trees (the last cell that defines that name)."""
-    if isinstance(obj, type):
-        module = sys.modules.get(obj.__module__)
-        for filename in reversed(getattr(module, CELLS, None) or []):
-            if filename not in linecache.cache:
-                continue
-            lines = linecache.cache[filename][2]
-            try:
-                tree = ast.parse("".join(lines))
-            except SyntaxError:
-                continue
-            found = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == obj.__name__]
-            if found:
-                node = found[-1]
-                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                return "".join(lines[first - 1:node.end_lineno])
-        raise SubmissionError(f"cannot find the source of class {obj.__name__!r}: define it with class in a cell")
-    code = _own_code(obj)
-    try:
-        return inspect.getsource(code if code is not None else obj)
-    except (OSError, TypeError) as err:
-        raise SubmissionError(f"cannot find the source of {getattr(obj, '__name__', obj)!r}: define it with def "
-                              f"or class in a cell ({err})") from None
+def _plain_value(node: ast.AST) -> bool:
+    """An expression that makes a plain value (a constant, a container of them, a name, an attribute, arithmetic,
+    ``torch.device('cuda')``): shipped with the functions that read it. A call of anything else is not."""
+    if isinstance(node, (ast.Constant, ast.Name)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _plain_value(node.value)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return all(_plain_value(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is None or _plain_value(k) for k in node.keys) and all(_plain_value(v) for v in node.values)
+    if isinstance(node, ast.UnaryOp):
+        return _plain_value(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _plain_value(node.left) and _plain_value(node.right)
+    if isinstance(node, ast.Call):
+        called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        return called in _PLAIN_CALLS and all(_plain_value(a) for a in node.args) \
+            and all(_plain_value(k.value) for k in node.keywords)
+    return False

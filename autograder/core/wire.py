@@ -129,14 +129,32 @@ def view(pool: torch.Tensor, slot: Slot) -> torch.Tensor:
     return t.set_(pool.untyped_storage(), pool.storage_offset() + slot.offset, slot.shape)
 
 
+def private_pool(device):
+    """A CUDA memory pool of the judge's for the pools it shares with one worker, and for nothing else.
+
+    CUDA IPC exports a whole allocator segment (its base address; the offset of the block and a size travel beside
+    it, and the receiving side can map from offset 0), and the caching allocator packs small blocks of any tensor
+    into shared 2 MiB (and 20 MiB) segments: a pool allocated there took the judge's neighbouring tensors along.
+    A red team's worker mapped its pool's segment from offset 0, found the judge's reference model there, zeroed a
+    weight and passed with zeros. Allocated inside a MemPool of their own, the worker's pools fill segments that
+    hold nothing but them (measured on an H100, torch 2.11: a worker that maps its pool's segment from offset 0
+    finds the judge's tensors without it, none with it). Keep it alive until the worker is dead: the worker's
+    mappings die with it. None where there is no CUDA or no MemPool (torch older than 2.5)."""
+    if torch.device(device).type != "cuda" or not hasattr(torch.cuda, "use_mem_pool"):
+        return None
+    return torch.cuda.MemPool()
+
+
 class Pool:
     """A flat shared tensor of one dtype on one device, carved into slots by a bump allocator."""
 
     _ids = itertools.count(1)  # next() on a count is atomic: gradings in threads never share an id
 
-    def __init__(self, numel: int, dtype: torch.dtype, device: torch.device | str, directory: str | None = None):
+    def __init__(self, numel: int, dtype: torch.dtype, device: torch.device | str, directory: str | None = None,
+                 private=None):
         """``directory``: where a CPU pool's file lives (a grading's own folder, the only one its sandboxed worker
-        sees); default /dev/shm."""
+        sees); default /dev/shm. ``private``: on a GPU, the worker's own ``torch.cuda.MemPool`` (see
+        :func:`private_pool`) that the pool is allocated from."""
         self.id = next(Pool._ids)
         numel = max(numel, 1)
         self.path = self.fd = None
@@ -150,6 +168,9 @@ class Pool:
                 os.ftruncate(fd, nbytes)
                 os.close(fd)
                 self.tensor = torch.from_file(self.path, shared=True, size=numel, dtype=dtype)
+        elif private is not None:
+            with torch.cuda.use_mem_pool(private, device=torch.device(device)):
+                self.tensor = torch.empty(numel, dtype=dtype, device=device)
         else:
             self.tensor = torch.empty(numel, dtype=dtype, device=device)
         self.used = 0

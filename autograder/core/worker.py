@@ -4,7 +4,8 @@ self-study) serves the judge's requests on one socket.
 It loads the submission, keeps the objects the judge asks it to make, calls the submission's functions on
 inputs in the judge's shared pools and writes their outputs back there. Everything here runs beside the
 submission's code, which can change any of it: the judge believes nothing the worker says that it cannot
-check, and marks the rest (compile counters, settings, threads) as self-reported.
+check against its own memory, clock or computation, and shows the rest (compile counters, kept outputs read back)
+as notes that decide nothing (core/trust.py).
 """
 
 from __future__ import annotations
@@ -36,13 +37,6 @@ def ask_judge(event: dict) -> dict:
         raise RuntimeError("not serving a judge")
     _END.send({"event": event})
     return _END.receive()
-
-
-def closure_source_of(name: str) -> str:
-    """Source that defines the submission's ``name`` again in a fresh process (see submission.closure_source)."""
-    from autograder.core.submission import closure_source
-
-    return closure_source(_SERVING.namespace[name], _SERVING.namespace, name)
 
 
 def encode_error(err: BaseException) -> dict:
@@ -248,20 +242,12 @@ class Worker:
         self.views.clear()
         return {}
 
-    def op_release(self, msg):
-        for ref in msg.get("refs", []):
-            self.refs.pop(ref, None)
-        return {}
-
     def op_reset(self, msg):
         torch._dynamo.reset()
         return {}
 
     def op_events(self, msg):
         return {"events": self.events.snapshot().to_json() if self.events is not None else {}}
-
-    def op_ping(self, msg):
-        return {}
 
     def serve(self, end: WorkerEnd):
         """Answer requests until the judge says goodbye; return what it sent with it (a live grading's report)."""

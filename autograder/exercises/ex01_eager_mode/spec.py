@@ -1,10 +1,11 @@
 """Exercise 01: eager mode and your first compile.
 
 (a) ``benchmark(fn, *args) -> float``: the steady-state seconds per call of ``fn(*args)``, graded on workloads
-    whose duration nothing in the submission's process can know (GPU: matrix products launched and not waited
-    for, so a missing ``torch.cuda.synchronize()`` is caught; CPU: calls that wait on the grader's own clock),
-    measured by the grader in its own process; and on a workload whose first call is slow (a compile), with a
-    time budget that keeps the slow call from being averaged away over a long loop.
+    whose every call lasts as long as the grader decides while it runs (GPU: the call queues work on the CUDA
+    stream and returns at once, and the stream waits on a flag the grader releases, so a missing
+    ``torch.cuda.synchronize()`` is caught; CPU: each call waits on the grader's answer), so nothing in the
+    submission's process can know or derive the duration; and on such a workload whose first call the grader makes
+    slow (a compile), with a time budget that keeps the slow call from being averaged away over a long loop.
 (b) ``fast_gelu_bias(x, bias)``: the op-by-op GELU-with-bias chain, at least 1.5x faster than eager.
 """
 
@@ -14,16 +15,18 @@ import random
 import socket
 import threading
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import torch
 
 from autograder.core.grading import GradeContext
 from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
-from autograder.core.speed import Timed, drain_gpu, paused, speed_check
-from autograder.core.timing import MIN_BLOCK_S, _perf_counter, measure
+from autograder.core.speed import SPEED_DIAGNOSTICS, SPEED_FACTS, Timed, speed_check, speed_diagnosis
+from autograder.core.trust import answer, clock, judge
+from autograder.core.timing import MIN_BLOCK_S, _perf_counter
 from autograder.core.wire import Entry, Fn
-from autograder.exercises.ex01_eager_mode.workload import SIZES, gelu_bias_chain, matmul_workload
+from autograder.exercises.ex01_eager_mode.workload import PROGRESS, RELEASE, RELEASE_ALL, SIZES, gelu_bias_chain
 
 ID = "01_eager_mode"
 WORKLOAD = "autograder.exercises.ex01_eager_mode.workload"
@@ -35,6 +38,10 @@ FIRST_CALL_EXTRA_S = 1.0
 # cannot dilute it below a third of the true time: N calls of t seconds fit only if N * t <= 3 s, so the
 # first call adds at least FIRST_CALL_EXTRA_S / N >= t / 3 per call (the window passes up to +25%).
 BENCHMARK_BUDGET_S = 3.0
+MIN_CALLS = 3  # calls of the workload the grader must see: one call timed once is not a benchmark
+_RUN = "autograder.exercises.ex01_eager_mode.workload:run_benchmark"
+_OUTPUTS = answer("the outputs, read from the grader's memory, against its own eager chain on its own copies of the "
+                  "inputs (which must come back unchanged)", "entry")
 
 
 # ---- (a) benchmark: workloads of unknown duration ----
@@ -66,8 +73,8 @@ def durations(seed: int, cuda: bool) -> list[float]:
     """The workloads' seconds per call, from ``seed``.
 
     GPU (where grades count): three, each log-uniform over 1-12 ms, so that a benchmark that returns a guess
-    instead of a measurement passes about one grading in 200 (the truth is the grader's own measurement; a
-    guess falls in a duration's 0.8..1.25 window with odds log(1.5625)/log(12), about 0.18, for each). Two
+    instead of a measurement passes about one grading in 200 (the truth is the grader's own decision, paced while
+    the calls run; a guess falls in a duration's 0.8..1.25 window with odds log(1.5625)/log(12), about 0.18, for each). Two
     durations in narrow ranges, as before, let a constant pass most gradings.
 
     CPU (self-study and CI): a short one (6-12 ms) and a long one (20-32 ms), each call a round trip to the
@@ -84,17 +91,6 @@ def _durations(ctx: GradeContext) -> list[float]:
     instructor's secret (self-study, a plain CLI grading) the secret is public, and a benchmark that computed
     the durations from it instead of measuring them passed (a red team's public_secret)."""
     return durations(random.SystemRandom().getrandbits(63), ctx.cuda)
-
-
-def _gpu_workload_shape(ctx: GradeContext, seconds: float) -> tuple[int, int]:
-    """(n, 1): one product of n x n matrices that takes about ``seconds`` on this GPU (measured here). One kernel
-    per call, as a compile's single fused kernel is: a benchmark that never synchronizes then times launches only
-    (many kernels per call would fill the launch queue and make even that benchmark wait)."""
-    n0 = 2048
-    one = measure(matmul_workload(n0, 1, device=ctx.device), [()], device=ctx.device, blocks=5).median_s
-    jitter = 0.9 + 0.2 * random.SystemRandom().random()
-    n = int(n0 * (seconds / one) ** (1 / 3) * jitter) // 64 * 64
-    return max(n, 256), 1
 
 
 def _round_trip_s() -> float:
@@ -122,47 +118,98 @@ def _round_trip_s() -> float:
     return sorted(times)[3]
 
 
+def _hold(until: float) -> None:
+    """Wait until the judge's clock reads ``until``: sleep most of it, spin the last half millisecond."""
+    while (left := until - _perf_counter()) > 0:
+        time.sleep(left - 0.0005) if left > 0.001 else None
+
+
+class Pacer:
+    """The judge's side of a paced workload on a GPU: a thread that watches the workload's page of shared host
+    memory, notes when the GPU reaches each call (the stream writes the call's number there) and lets it go on
+    ``seconds`` later (it writes the number back), the first call ``first_call_extra_s`` later still. How long a call
+    lasts is decided here, while it runs: nothing in the submission's process can know it before it has run."""
+
+    POLL_S = 20e-6
+
+    def __init__(self, page: torch.Tensor, seconds: float, first_call_extra_s: float):
+        self.flags = page.numpy()  # the judge's own mapping of the page
+        self.seconds, self.extra = seconds, first_call_extra_s
+        self.arrivals: list[float] = []
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="autograder-pacer", daemon=True)
+
+    def __enter__(self) -> Pacer:
+        self.flags[PROGRESS] = self.flags[RELEASE] = 0
+        self.thread.start()
+        return self
+
+    def _run(self) -> None:
+        released = 0
+        while not self.stopped.is_set():
+            reached = int(self.flags[PROGRESS])
+            if reached == released:
+                time.sleep(self.POLL_S)
+                continue
+            now = _perf_counter()
+            self.arrivals.append(now)
+            _hold(now + self.seconds + (self.extra if len(self.arrivals) == 1 else 0.0))
+            released = reached
+            self.flags[RELEASE] = released
+
+    def __exit__(self, *exc) -> None:
+        self.stopped.set()
+        self.thread.join(5)
+        self.flags[RELEASE] = RELEASE_ALL  # whatever is still queued runs through: the GPU is not left waiting
+
+
 def _timed_benchmark(ctx: GradeContext, seconds: float, first_call_extra_s: float = 0.0) -> tuple[float, Truth, float]:
-    """(what the learner's benchmark returned, the true seconds per call, benchmark's wall time)."""
-    arrivals: list[float] = []  # CPU: when each call reached the grader
+    """(what the learner's benchmark returned, the true seconds per call, benchmark's wall time): the workload's
+    calls wait on the judge, so both the truth and the slow first call are the judge's own doing."""
+    arrivals: list[float] = []  # when each call reached the judge (CPU) or the GPU got to it (GPU)
     if ctx.cuda:
-        with paused(ctx.session):  # the truth is measured with nothing of the submission's running
-            drain_gpu(ctx.device)
-            n, k = _gpu_workload_shape(ctx, seconds)
-            truth = Truth.exact(measure(matmul_workload(n, k, device=ctx.device), [()], device=ctx.device,
-                                        blocks=7).median_s)
-        workload = ctx.call(Fn(f"{WORKLOAD}:matmul_workload"), n, k, first_call_extra_s, str(ctx.device),
-                            what="building the workload")
+        page, flags = ctx.host_page(1024, torch.int32)
+        workload = ctx.call(Fn(f"{WORKLOAD}:paced_workload"), flags, str(ctx.device), what="building the workload")
+        pacer = Pacer(page.view(flags), seconds, first_call_extra_s)
+        truth = Truth.exact(seconds)
     else:
+        pacer = None
         truth = Truth.exact(seconds + _round_trip_s())
 
         def wait(event):
             arrivals.append(_perf_counter())
-            time.sleep(seconds)
+            time.sleep(seconds + (first_call_extra_s if len(arrivals) == 1 else 0.0))
             return {}
         ctx.session.on_event = wait
-        workload = ctx.call(Fn(f"{WORKLOAD}:judged_workload"), first_call_extra_s, what="building the workload")
+        workload = ctx.call(Fn(f"{WORKLOAD}:paced_workload"), what="building the workload")
     try:
-        start = _perf_counter()
-        got = ctx.call(Fn(f"{WORKLOAD}:run_benchmark"), Entry("benchmark"), workload.ref, what="benchmark(fn)",
-                       keep=False, timeout=first_call_extra_s + 60)
-        wall = _perf_counter() - start
+        with pacer if pacer is not None else nullcontext():
+            start = _perf_counter()
+            got = ctx.call(Fn(f"{WORKLOAD}:run_benchmark"), Entry("benchmark"), workload.ref, what="benchmark(fn)",
+                           keep=False, timeout=first_call_extra_s + 60)
+            wall = _perf_counter() - start
     finally:
         ctx.session.on_event = None
-    if arrivals:
-        truth = _paced_truth(truth, seconds, arrivals)
-    value = got.value.get("value")
+    if pacer is not None:
+        arrivals = pacer.arrivals
+    if len(arrivals) < MIN_CALLS:
+        raise CheckFailed(f"benchmark(fn) called the workload {len(arrivals)} time(s) (the grader sees every call "
+                          f"reach {'the GPU' if ctx.cuda else 'it'}); a benchmark times many calls",
+                          "call fn in a loop: warm-up calls first, then timed repeats")
+    truth = _paced_truth(truth, seconds, arrivals)
+    value = got.value.get("value") if isinstance(got.value, dict) else None
     if not isinstance(value, float) or not value > 0 or value != value or value == float("inf"):
         raise CheckFailed(f"benchmark(fn) must return the seconds per call as a positive float, got {value!r}")
     return value, truth, wall
 
 
 def _paced_truth(truth: Truth, seconds: float, arrivals: list[float]) -> Truth:
-    """The true seconds per call on a CPU, from the pace at which the calls reached the grader while the learner's
-    benchmark ran: a loaded machine (CI, a shared server) slows round trips after the grader measured one.
-    Low: the median gap between calls; high: their mean, leaving out the slow first call and stalls over 3x the
-    median. The pace may raise the truth by half at most, so a benchmark that spaces its calls out and times the
-    gaps is still wrong, and never lowers it below the grader's own wait."""
+    """The true seconds per call, from the pace at which the calls reached the grader (CPU) or the GPU got to them
+    (GPU) while the learner's benchmark ran: the judge's own wait plus what it did not decide (a round trip, which a
+    loaded machine slows after the grader measured one; on a GPU the stream's few microseconds to see a release, and
+    a benchmark's own synchronize between calls). Low: the median gap between calls; high: their mean, leaving out
+    the slow first call and stalls over 3x the median. The pace may raise the truth by half at most, so a benchmark
+    that spaces its calls out and times the gaps is still wrong, and never lowers it below the grader's own wait."""
     gaps = sorted(b - a for a, b in zip(arrivals, arrivals[1:]))
     if len(gaps) < 5:
         return truth
@@ -262,13 +309,21 @@ EXERCISE = Exercise(
     speed_gate=1.5,
     checks=(
         Check("benchmark_known_durations", "benchmark() measures workloads of unknown duration", 3,
-              check_known_durations, ("benchmark",), clock=True),
+              check_known_durations, ("benchmark",), decided_by=(
+                  judge("each workload's duration, decided by the grader while its calls run (it releases each "
+                        "call as the GPU reaches it; on a CPU it answers each call), and the pace it saw the calls "
+                        "arrive at", "event"),
+                  answer("the seconds per call benchmark() returned", _RUN))),
         Check("benchmark_excludes_compile", "benchmark() leaves the first (compiling) call out", 2,
-              check_excludes_compile, ("benchmark",), clock=True),
+              check_excludes_compile, ("benchmark",), decided_by=(
+                  judge("a workload whose first call the grader itself holds back 1 s", "event"),
+                  answer("the seconds per call benchmark() returned", _RUN),
+                  clock("benchmark()'s whole run, within 3 s beyond the slow call", _RUN))),
         Check("fast_gelu_bias_correct", "fast_gelu_bias matches the eager chain", 3,
-              check_fast_correct, ("fast_gelu_bias",), hidden=True),
+              check_fast_correct, ("fast_gelu_bias",), hidden=True, decided_by=(_OUTPUTS,)),
         Check("fast_gelu_bias_speed", "fast_gelu_bias is at least 1.5x faster than eager", 4,
-              check_fast_speed, ("fast_gelu_bias",), kind="speed"),
+              check_fast_speed, ("fast_gelu_bias",), kind="speed", decided_by=SPEED_FACTS,
+              diagnose=speed_diagnosis, diagnostics=SPEED_DIAGNOSTICS),
     ),
     hints={
         "benchmark_known_durations": [

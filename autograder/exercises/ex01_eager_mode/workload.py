@@ -4,7 +4,6 @@ their ``benchmark()`` is graded on. Imported by the notebook, by the grader, and
 from __future__ import annotations
 
 import math
-import time
 
 import torch
 
@@ -23,37 +22,78 @@ def gelu_bias_chain(x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     return 0.5 * z * (1.0 + torch.tanh(inner))
 
 
-def matmul_workload(n: int, k: int, first_call_extra_s: float = 0.0, device="cuda"):
-    """A GPU workload: ``k`` products of two n x n matrices, launched and not waited for, like any CUDA op.
-    How long it takes is known only by measuring it. ``first_call_extra_s`` makes the first call slow, like a
-    compile."""
-    gen = torch.Generator(device=device).manual_seed(n * 1000 + k)
-    a = torch.randn(n, n, device=device, generator=gen)
-    b = torch.randn(n, n, device=device, generator=gen) / n
-    out = torch.empty_like(a)
+# Where the workload's flags live in its shared page (int32 words, one cache line apart): how far the GPU got, and how
+# far the judge let it go.
+PROGRESS, RELEASE = 0, 16
+RELEASE_ALL = 2**31 - 1
+
+
+class _Driver:
+    """The CUDA driver's stream memory operations (libcuda, through ctypes): a stream writes a word of host memory
+    when it gets there, and waits until another word reaches a value. Loaded once per process."""
+
+    _lib = None
+
+    @classmethod
+    def lib(cls):
+        if cls._lib is None:
+            import ctypes
+
+            lib = ctypes.CDLL("libcuda.so.1")
+            cls.wait = getattr(lib, "cuStreamWaitValue32_v2", None) or lib.cuStreamWaitValue32
+            cls.write = getattr(lib, "cuStreamWriteValue32_v2", None) or lib.cuStreamWriteValue32
+            cls._lib = lib
+        return cls._lib
+
+    @classmethod
+    def check(cls, result: int, what: str) -> None:
+        if result != 0:
+            raise RuntimeError(f"{what} failed (CUresult {result})")
+
+    @classmethod
+    def device_pointer(cls, host: torch.Tensor) -> int:
+        """``host`` (a page of shared memory) registered with CUDA: its address as the GPU sees it."""
+        import ctypes
+
+        lib = cls.lib()
+        cls.check(lib.cuMemHostRegister_v2(ctypes.c_void_p(host.data_ptr()), ctypes.c_size_t(host.numel() * 4),
+                                           ctypes.c_uint(1 | 2)), "cuMemHostRegister")  # PORTABLE | DEVICEMAP
+        pointer = ctypes.c_uint64()
+        cls.check(lib.cuMemHostGetDevicePointer_v2(ctypes.byref(pointer), ctypes.c_void_p(host.data_ptr()),
+                                                   ctypes.c_uint(0)), "cuMemHostGetDevicePointer")
+        return pointer.value
+
+
+def paced_workload(flags: torch.Tensor | None = None, device: str = "cpu"):
+    """A workload whose every call lasts as long as the grader (another process) decides, while the call runs.
+
+    On a GPU (``flags``: a page of host memory shared with the grader): each call queues, on the current CUDA
+    stream, a write of its number to ``flags[PROGRESS]`` and a wait until ``flags[RELEASE]`` reaches it. The call
+    returns at once, like any CUDA op; the GPU reaches it later, and the grader, which watches the page, releases
+    it when it decides. A benchmark that never synchronizes times the launches only. On a CPU: each call asks the
+    grader and waits for its answer. Either way nothing in this process knows how long a call takes before it has
+    run, and the grader makes the first call of a benchmark slow (like a compile) by releasing it late."""
+    if flags is None:
+        from autograder.core.worker import ask_judge
+
+        def workload():
+            ask_judge({"wait": True})
+        return workload
+
+    import ctypes
+
+    _Driver.lib()
+    base = _Driver.device_pointer(flags)
+    progress, release = ctypes.c_uint64(base + 4 * PROGRESS), ctypes.c_uint64(base + 4 * RELEASE)
     state = {"calls": 0}
 
     def workload():
         state["calls"] += 1
-        if state["calls"] == 1 and first_call_extra_s:
-            time.sleep(first_call_extra_s)
-        for _ in range(k):
-            torch.mm(a, b, out=out)
-    return workload
-
-
-def judged_workload(first_call_extra_s: float = 0.0):
-    """A CPU workload that waits on the grader: each call takes as long as the grader (another process)
-    decides, so nothing in this process knows the duration."""
-    from autograder.core.worker import ask_judge
-
-    state = {"calls": 0}
-
-    def workload():
-        state["calls"] += 1
-        if state["calls"] == 1 and first_call_extra_s:
-            time.sleep(first_call_extra_s)
-        ask_judge({"wait": True})
+        stream = ctypes.c_void_p(torch.cuda.current_stream(device).cuda_stream)
+        _Driver.check(_Driver.write(stream, progress, ctypes.c_uint32(state["calls"]), ctypes.c_uint(0)),
+                      "cuStreamWriteValue32")
+        _Driver.check(_Driver.wait(stream, release, ctypes.c_uint32(state["calls"]), ctypes.c_uint(0)),
+                      "cuStreamWaitValue32")  # 0: CU_STREAM_WAIT_VALUE_GEQ
     return workload
 
 

@@ -4,8 +4,10 @@
 one request at a time, every length from min_len to max_len, without recompiling once serving has started:
 
 - few_graphs: over a warm-up stream and then lengths never sent before, no request takes a compile's time on
-  the grader's clock (a recompile shows as a latency spike), the outputs are right, between 1 and 6 graphs were
-  compiled and ``model.requests`` counts every request (the last two self-reported);
+  the grader's clock (a recompile shows as a latency spike; the submission runs only while a request is
+  outstanding), the outputs are right, and make_server with the warm-up fits a compile budget. How many graphs
+  were compiled (the aim: between 1 and 6) and whether ``model.requests`` counts every request are the
+  submission's own word: notes, not graded;
 - outputs_match: the eager model's outputs for every length, the shortest and longest included;
 - speed: at least 1.5x faster than eager over lengths never seen before.
 """
@@ -19,7 +21,8 @@ import torch
 from autograder.core.correctness import check_outputs
 from autograder.core.grading import GradeContext, RemoteError
 from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
-from autograder.core.speed import Timed, speed_check
+from autograder.core.speed import SPEED_DIAGNOSTICS, SPEED_FACTS, Timed, speed_check, speed_diagnosis
+from autograder.core.trust import answer, clock, worker
 from autograder.core.timing import _perf_counter, synchronize
 from autograder.core.wire import Entry, Fn
 from autograder.exercises.ex05_dynamic_shapes.workload import CONFIGS, build_model
@@ -106,10 +109,11 @@ def _server(ctx: GradeContext, limit: int):
 
 
 def _serve(ctx: GradeContext, handle, x: torch.Tensor, what: str, limit: int, stance: str | None = None) -> tuple:
-    """One request on the judge's clock: (seconds, output read from the judge's memory)."""
+    """One request on the judge's clock, from sharing its input and output (whose sizes tell the length) to the
+    reply: (seconds, output read from the judge's memory)."""
+    start = _perf_counter()
     slot, = ctx.put([x])
     out, = ctx.out_slots([x.shape])
-    start = _perf_counter()
     try:
         ctx.session.invoke(handle.ref, slot, into=out, keep=False, no_grad=True, stance=stance, device=ctx.device)
     except RemoteError as err:
@@ -133,59 +137,73 @@ def _eager_request_s(ctx: GradeContext, model, lengths: list[int]) -> float:
 
 
 def check_few_graphs(ctx: GradeContext):
+    """No recompile once serving started, established on the judge's clock: the submission runs only while one of
+    the grader's requests is outstanding (stopped between them), make_server and the warm-up stream must fit the
+    compile budget, and each unseen length's request, timed alone from the moment its input is shared, must not
+    take a compile's time; every output is checked. How many graphs the worker compiled, and whether
+    ``model.requests`` still counts, is its own word: shown as notes (diagnose), not graded."""
     warm, unseen = stream_lengths(ctx)
     reference = build_model(ctx.size, _seed(ctx), ctx.device)
-    before = ctx.session.events()
-    start = _perf_counter()
-    model, handle = _server(ctx, MAX_GRAPHS)
-    made = ctx.call(Fn(f"{WORKLOAD}:requests_of"), model.ref, what="reading model.requests").value.get("value")
-    warm_s = [_serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})", MAX_GRAPHS)[0]
-              for i, t in enumerate(warm)]
-    seconds = _perf_counter() - start
-    steady = statistics.median(warm_s[len(warm_s) // 2:])
     honest = HONEST_FACTOR * _eager_request_s(ctx, reference, warm) + HONEST_FLOOR_S
-    spike = steady + max(SPIKE_S, (SPIKE_FACTOR - 1) * min(steady, honest))
-    serving = ctx.session.events()
-    for i, t in enumerate(unseen):
-        x = _x(ctx, "unseen", i, t)
-        what = f"unseen request {i + 1} (length {t}, never sent before)"
-        took, out = _serve(ctx, handle, x, what, MAX_GRAPHS, stance="fail_on_recompile")
-        if took > spike:
-            events = ctx.session.events().since(before)
-            last = f"; the last recompile it reported: {events.recompiles[-1]}" if events.recompiles else ""
-            raise CheckFailed(f"{what} took {took * 1e3:.0f} ms on the grader's clock, {took / steady:.0f}x the "
-                              f"server's steady {steady * 1e3:.1f} ms: something compiled while serving it{last}",
-                              _RECOMPILE_HINT)
-        with torch.no_grad():
-            check_outputs(out, reference(x.clone()), TOL, f"the output of {what}")
-    # Self-reported, beside the clock above: a compile served from a warm cache on a busy machine can hide
-    # under the spike threshold, but a graph made while the stance forbade any is a recompile all the same.
-    while_serving = ctx.session.events().since(serving)
-    if while_serving.graphs:
-        raise CheckFailed(f"{while_serving.graphs} graph(s) compiled while serving the unseen requests, under "
-                          "torch.compiler.set_stance('fail_on_recompile') (the compile counters)", _RECOMPILE_HINT)
-    events = ctx.session.events().since(before)  # self-reported
-    if not events.graphs:
-        raise CheckFailed("nothing was compiled over the whole stream: the server runs the model eagerly, so it "
-                          "has no graphs to keep few (the compile counters)", "compile the model in make_server "
-                          "(torch.compile), then make the lengths share its graphs")
-    if events.graphs > MAX_GRAPHS:
-        reasons = "; ".join(str(r) for r in events.recompiles[:2])
-        raise CheckFailed(f"{events.graphs} graphs were compiled over the stream, more than {MAX_GRAPHS}"
-                          + (f": {reasons}" if reasons else ""), _RECOMPILE_HINT)
-    if seconds > COMPILE_BUDGET_S:
-        raise CheckFailed(f"make_server and the warm-up stream took {seconds:.0f} s, over the compile budget of "
-                          f"{COMPILE_BUDGET_S:g} s", "a few buckets compile in seconds; every length does not")
+    with ctx.session.stopped_between_requests():
+        start = _perf_counter()
+        model, handle = _server(ctx, MAX_GRAPHS)
+        warm_s = [_serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})",
+                         MAX_GRAPHS)[0] for i, t in enumerate(warm)]
+        seconds = _perf_counter() - start
+        if seconds > COMPILE_BUDGET_S:
+            raise CheckFailed(f"make_server and the warm-up stream took {seconds:.0f} s, over the compile budget of "
+                              f"{COMPILE_BUDGET_S:g} s", "a few buckets compile in seconds; every length does not")
+        steady = statistics.median(warm_s[len(warm_s) // 2:])
+        spike = steady + max(SPIKE_S, (SPIKE_FACTOR - 1) * min(steady, honest))
+        for i, t in enumerate(unseen):
+            x = _x(ctx, "unseen", i, t)
+            what = f"unseen request {i + 1} (length {t}, never sent before)"
+            took, out = _serve(ctx, handle, x, what, MAX_GRAPHS, stance="fail_on_recompile")
+            if took > spike:
+                raise CheckFailed(f"{what} took {took * 1e3:.0f} ms on the grader's clock, {took / steady:.0f}x the "
+                                  f"server's steady {steady * 1e3:.1f} ms: something compiled while serving it",
+                                  _RECOMPILE_HINT)
+            with torch.no_grad():
+                check_outputs(out, reference(x.clone()), TOL, f"the output of {what}")
+    ctx.notes["server"] = (model, handle)  # for the diagnosis
     served = len(warm) + len(unseen)
-    counted = ctx.call(Fn(f"{WORKLOAD}:requests_of"), model.ref, what="reading model.requests").value.get("value")
-    if not isinstance(counted, int) or counted - (made if isinstance(made, int) else 0) != served:
-        raise CheckFailed(f"model.requests is {counted!r} after {served} requests (it was {made!r} when "
-                          f"make_server returned): the monitoring no longer counts requests",
-                          "keep counting, outside the compiled code: model.requests += 1 in handle")
     return (f"{len(unseen)} unseen lengths served without a compile's delay (slowest "
-            f"{max(warm_s[len(warm_s) // 2:] + [steady]) * 1e3:.1f} ms warm) and right; {events.graphs} graph(s); "
-            f"make_server and warm-up {seconds:.1f} s; model.requests counts all {served}",
-            {"events": events.summary(), "first_call_s": seconds})
+            f"{max(warm_s[len(warm_s) // 2:] + [steady]) * 1e3:.1f} ms warm) and right, {served} requests in all; "
+            f"make_server and warm-up {seconds:.1f} s (budget {COMPILE_BUDGET_S:g} s)", {"first_call_s": seconds})
+
+
+def few_graphs_diagnosis(ctx: GradeContext) -> list[str]:
+    """What the worker says: the graphs it compiled (the exercise's aim: between 1 and MAX_GRAPHS) and whether
+    ``model.requests`` still counts requests (three more are sent to see)."""
+    from autograder.core.speed import compile_events_since_last
+
+    events = compile_events_since_last(ctx)
+    notes = []
+    if not events.graphs:
+        notes.append("nothing was compiled over the stream: the server runs the model eagerly (compile the model in "
+                     "make_server, then make the lengths share its graphs)")
+    elif events.graphs > MAX_GRAPHS:
+        reasons = "; ".join(str(r) for r in events.recompiles[:2])
+        notes.append(f"{events.graphs} graphs were compiled over the stream, more than the {MAX_GRAPHS} this "
+                     "exercise aims at" + (f": {reasons}" if reasons else ""))
+    else:
+        notes.append(f"{events.graphs} graph(s) compiled over the stream ({events.summary()})")
+    found = ctx.notes.pop("server", None)
+    if found is None:
+        return notes
+    model, handle = found
+    _, _, _, lo, _, _, _ = CONFIGS[ctx.size]
+    before = ctx.call(Fn(f"{WORKLOAD}:requests_of"), model.ref, what="reading model.requests").value.get("value")
+    for i in range(3):
+        _serve(ctx, handle, _x(ctx, "counting", i, lo), f"counting request {i + 1}", RUNAWAY_GRAPHS)
+    after = ctx.call(Fn(f"{WORKLOAD}:requests_of"), model.ref, what="reading model.requests").value.get("value")
+    if not (isinstance(before, int) and isinstance(after, int) and after - before == 3):
+        notes.append(f"model.requests went from {before!r} to {after!r} over 3 requests: the monitoring no longer "
+                     "counts requests (keep counting, outside the compiled code: model.requests += 1 in handle)")
+    else:
+        notes.append("model.requests counts every request")
+    return notes
 
 
 def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
@@ -231,13 +249,26 @@ EXERCISE = Exercise(
     baseline="the eager model, one request at a time",
     speed_gate=1.5,
     checks=(
-        Check("few_graphs", f"no recompile on unseen lengths, at most {MAX_GRAPHS} graphs, requests counted", 3,
-              check_few_graphs, ("make_server",), kind="structure", hidden=True,
-              self_reported="the graph count and model.requests"),
+        Check("few_graphs", "no recompile on lengths never sent before: no request takes a compile's time", 3,
+              check_few_graphs, ("make_server",), kind="structure", hidden=True, decided_by=(
+                  clock("make_server and the warm-up stream within the compile budget, and each unseen length's "
+                        "request, from sharing its input to the reply, under a compile's latency; your processes "
+                        "stopped between requests", "entry", "ref", "pool", "reset", f"{WORKLOAD}:build_model",
+                        f"{WORKLOAD}:install_graph_budget"),
+                  answer("every unseen request's output, read from the grader's memory, against its own eager "
+                         "model", "ref")),
+              diagnose=few_graphs_diagnosis, diagnostics=(
+                  worker("the graphs compiled over the stream (at most 6 is the aim), counted in your process",
+                         "events"),
+                  worker("model.requests, read in your process before and after three more requests",
+                         f"{WORKLOAD}:requests_of"))),
         Check("outputs_match", "matches the eager model for every length", 3, check_outputs_match,
-              ("make_server",), hidden=True),
+              ("make_server",), hidden=True, decided_by=(
+                  answer("the outputs for the shortest, the longest and lengths drawn from the secret, against the "
+                         "grader's own eager model", "ref"),)),
         Check("speed", "at least 1.5x faster than eager on lengths never seen before", 4, check_speed,
-              ("make_server",), kind="speed"),
+              ("make_server",), kind="speed", decided_by=SPEED_FACTS, diagnose=speed_diagnosis,
+              diagnostics=SPEED_DIAGNOSTICS),
     ),
     hints={
         "few_graphs": [

@@ -7,15 +7,18 @@
 
 - fresh_inputs: ``step(x)`` equals ``model(x)`` for every new input (a graph that replays on the capture-time
   input is wrong from the second call);
-- outputs_stay_valid: every output keeps its values while later calls run (the static output buffer does not);
 - batch_size: a batch of another size raises ValueError (a smaller one would broadcast into the static buffer);
-- fresh_process: in a new process, as its first CUDA work (a serving worker starting up), it captures a CUDA
-  graph without torch.compile and gives the right results (capturing before warming up fails there);
-- speed: at least 1.5x faster than the eager model.
+- fresh_process: shipped by the grader into a new process (its own cut of the submission's source), as that
+  process's first CUDA work (a serving worker starting up), it gives the right results (capturing before warming
+  up fails there); whether it captured a CUDA graph without torch.compile is counted there: a note;
+- speed: at least 1.5x faster than the eager model, every output of a timed block kept to the block's end (the
+  static output buffer does not keep them). Whether outputs stay valid outside timing, as the worker reads them
+  back, is a note on fresh_inputs.
 """
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -24,7 +27,9 @@ import torch
 from autograder.core.correctness import check_outputs
 from autograder.core.grading import GradeContext, RemoteError, Session
 from autograder.core.protocol import Check, CheckFailed, Exercise, NeedsGPU, Tolerance
-from autograder.core.speed import KEPT_OUTPUTS, Timed, speed_check
+from autograder.core.speed import SPEED_DIAGNOSTICS, SPEED_FACTS, Timed, speed_check, speed_diagnosis
+from autograder.core.submission import SubmissionError, static_closure
+from autograder.core.trust import answer, judge, worker
 from autograder.core.wire import Entry, Fn, WorkerGone
 from autograder.exercises.ex06_cuda_graphs.workload import CONFIGS, build_model
 
@@ -38,6 +43,8 @@ _WARMUP_HINT = ("warm up before capturing: run the model a few times on a side s
                 "(s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream()); with torch.cuda.stream(s): "
                 "...; torch.cuda.current_stream().wait_stream(s)), so that lazy initialisation (cuBLAS handles, "
                 "workspaces) happens outside the capture")
+_OUTPUTS = answer("the outputs, read from the grader's memory, against its own eager model on its own copies of the "
+                  "inputs", "ref")
 _CLONE_HINT = ("the graph writes every replay into the same output buffer: return a copy (static_out.clone()), "
                "which belongs to the caller")
 
@@ -87,11 +94,12 @@ def check_fresh_inputs(ctx: GradeContext):
     return f"matches the eager model on {n} fresh inputs, each a new tensor"
 
 
-def check_outputs_stay_valid(ctx: GradeContext):
+def stay_valid_diagnosis(ctx: GradeContext) -> list[str]:
+    """Whether every output kept its values while later calls ran, as the worker reads them back (not graded: the
+    speed check's kept outputs, read after each block, are)."""
     step = _step(ctx)
-    calls = ctx.outputs_stay_valid(step.ref, _reference(ctx), lambda i: _x(ctx, "stay-valid", i), TOL, "step",
-                                   _CLONE_HINT, STAY_VALID_CALLS)
-    return f"each of {calls} outputs still held its own values after all later calls"
+    return [ctx.outputs_stay_valid(step.ref, _reference(ctx), lambda i: _x(ctx, "stay-valid", i), TOL, "step",
+                                   _CLONE_HINT, STAY_VALID_CALLS)]
 
 
 def check_batch_size(ctx: GradeContext):
@@ -120,29 +128,36 @@ def check_batch_size(ctx: GradeContext):
 
 
 def check_fresh_process(ctx: GradeContext):
+    """make_graphed_step, shipped by the grader into a new process as that process's first CUDA work: the source is
+    the grader's own cut of the submission it read (static_closure: the imports, make_graphed_step and what it names;
+    nothing the submission's process says), and the outputs there are checked as everywhere."""
     _step(ctx)  # unwritten or CPU: reported here
-    source = ctx.call(Fn("autograder.core.worker:closure_source_of"), "make_graphed_step",
-                      what="collecting make_graphed_step's source").value.get("value")
-    if not isinstance(source, str):
-        raise CheckFailed("the source of make_graphed_step could not be collected")
-    with tempfile.TemporaryDirectory(prefix="autograder-fresh-") as scratch:
-        fresh = Session.spawn(timeout=FRESH_PROCESS_TIMEOUT_S, scratch=Path(scratch))
-        fresh.timeout = FRESH_PROCESS_TIMEOUT_S
-        try:
-            return _in_fresh_process(ctx, fresh, source)
-        except WorkerGone as err:
-            raise CheckFailed(f"in a fresh process, your code (shipped there with the helpers it names) did not "
-                              f"finish: {err}", "define make_graphed_step and its helpers with def at the top "
-                              "level of a cell, and import what they use") from None
-        finally:
-            fresh.close()
+    if ctx.sources is None:
+        raise CheckFailed("the grader has no copy of your notebook's cells to ship into a fresh process",
+                          "run the check from the notebook (Jupyter) or grade the file with python -m autograder")
+    try:
+        source = static_closure(ctx.sources, "make_graphed_step")
+    except SubmissionError as err:
+        raise CheckFailed(str(err)) from None
+    scratch = tempfile.mkdtemp(prefix="autograder-fresh-")
+    fresh = Session.spawn(timeout=FRESH_PROCESS_TIMEOUT_S, scratch=Path(scratch))
+    fresh.timeout = FRESH_PROCESS_TIMEOUT_S
+    ctx.notes["fresh"] = (fresh, scratch)  # the diagnosis reads its counters, then closes it
+    try:
+        return _in_fresh_process(ctx, fresh, source)
+    except WorkerGone as err:
+        raise CheckFailed(f"in a fresh process, your code (shipped there with the helpers it names) did not "
+                          f"finish: {err}", "define make_graphed_step and its helpers with def at the top "
+                          "level of a cell, and import what they use") from None
 
 
 def _in_fresh_process(ctx: GradeContext, fresh: Session, source: str):
     fresh.call("hello")
     load = fresh.call("load", sources=[source], entry_points=["make_graphed_step"])
-    if "fatal" in load or not (load.get("entry_points", {}).get("make_graphed_step") or {}).get("callable"):
-        errors = "; ".join(load.get("load_errors") or []) or str(load.get("fatal", "make_graphed_step is missing"))
+    entries = load.get("entry_points") if isinstance(load.get("entry_points"), dict) else {}
+    if "fatal" in load or not (entries.get("make_graphed_step") or {}).get("callable"):
+        errors = "; ".join(map(str, load.get("load_errors") or [])) or str(load.get("fatal",
+                                                                                  "make_graphed_step is missing"))
         raise CheckFailed(f"in a fresh process, your code (shipped there with the helpers it names) did not load: "
                           f"{errors}", "define make_graphed_step and its helpers with def at the top level of a "
                           "cell, and import what they use")
@@ -163,16 +178,30 @@ def _in_fresh_process(ctx: GradeContext, fresh: Session, source: str):
         raise CheckFailed(f"in a fresh process, as its first CUDA work: {err.reason}", _WARMUP_HINT) from None
     finally:
         inner.drop_pools()
-    counts = fresh.invoke(Fn(f"{WORKLOAD}:fresh_counts"), keep=False).value.get("value") or {}
-    if counts.get("graphs"):
-        raise CheckFailed(f"make_graphed_step compiled {counts['graphs']} graph(s) with torch.compile",
-                          "this exercise is about capturing CUDA graphs by hand: torch.cuda.CUDAGraph and "
-                          "torch.cuda.graph (reduce-overhead was lesson 3)")
-    if not counts.get("captures"):
-        raise CheckFailed("make_graphed_step never captured a CUDA graph (torch.cuda.CUDAGraph.capture_begin was "
-                          "not called)", "capture the step: with torch.cuda.graph(g): static_out = model(static_in)")
-    return (f"in a fresh process, as its first CUDA work: {counts['captures']} CUDA graph capture(s), no "
-            "torch.compile, three fresh inputs right")
+    return "in a fresh process, as its first CUDA work, three fresh inputs right"
+
+
+def fresh_process_diagnosis(ctx: GradeContext) -> list[str]:
+    """What the fresh process says about itself: CUDA-graph captures and torch.compile graphs (not graded)."""
+    found = ctx.notes.pop("fresh", None)
+    if found is None:
+        return []
+    fresh, scratch = found
+    try:
+        if fresh.dead:
+            return []
+        counts = fresh.invoke(Fn(f"{WORKLOAD}:fresh_counts"), keep=False).value.get("value") or {}
+        counts = counts if isinstance(counts, dict) else {}
+        if counts.get("graphs"):
+            return [f"make_graphed_step compiled {counts['graphs']} graph(s) with torch.compile: this exercise is "
+                    "about capturing CUDA graphs by hand (torch.cuda.CUDAGraph, torch.cuda.graph)"]
+        if not counts.get("captures"):
+            return ["make_graphed_step never captured a CUDA graph (torch.cuda.CUDAGraph.capture_begin was not "
+                    "called): capture the step: with torch.cuda.graph(g): static_out = model(static_in)"]
+        return [f"{counts['captures']} CUDA graph capture(s), no torch.compile"]
+    finally:
+        fresh.close()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def check_speed(ctx: GradeContext):
@@ -192,25 +221,33 @@ EXERCISE = Exercise(
     speed_gate=1.5,
     checks=(
         Check("fresh_inputs", "step(x) equals model(x) for every fresh input", 2, check_fresh_inputs,
-              ("make_graphed_step",), hidden=True),
-        Check("outputs_stay_valid", "an output keeps its values after later calls", 2, check_outputs_stay_valid,
-              ("make_graphed_step",), hidden=True, self_reported="the kept outputs are read back by your process"),
+              ("make_graphed_step",), hidden=True, decided_by=(_OUTPUTS,),
+              diagnose=stay_valid_diagnosis, diagnostics=(
+                  worker("whether 32-48 kept outputs still held their values after later calls, as your process "
+                         "reads them back", "autograder.core.blocks:same"),)),
         Check("batch_size", "another batch size raises ValueError naming the captured one", 1, check_batch_size,
-              ("make_graphed_step",), self_reported="the exception's type and message"),
-        Check("fresh_process", "captured by hand, warmed up: works as a new process's first CUDA work", 1,
-              check_fresh_process, ("make_graphed_step",), kind="structure",
-              self_reported="the capture and torch.compile counts"),
-        Check("speed", "at least 1.5x faster than the eager model", 4, check_speed, ("make_graphed_step",),
-              kind="speed", self_reported=KEPT_OUTPUTS),
+              ("make_graphed_step",), decided_by=(
+                  answer("for batches of another size: an exception of type ValueError naming the captured batch, "
+                         "and no output", "ref"),)),
+        Check("fresh_process", "warmed up before capturing: works as a new process's first CUDA work", 1,
+              check_fresh_process, ("make_graphed_step",), kind="structure", decided_by=(
+                  judge("the source shipped to the new process, cut by the grader from the submission it read "
+                        "(imports, make_graphed_step and what it names)"),
+                  answer("the outputs there, for three fresh inputs, against the grader's own model",
+                         f"{WORKLOAD}:capture_in_fresh_process", f"{WORKLOAD}:kept_step", "ref")),
+              diagnose=fresh_process_diagnosis, diagnostics=(
+                  worker("CUDA-graph captures and torch.compile graphs in the fresh process, counted there",
+                         f"{WORKLOAD}:fresh_counts"),)),
+        Check("speed", "at least 1.5x faster than the eager model", 6, check_speed, ("make_graphed_step",),
+              kind="speed", decided_by=SPEED_FACTS + (
+                  answer("every output of a block, kept to its end and read into slots the grader deals out only "
+                         "after the calls, against its own reference on the sampled calls", "collect"),),
+              diagnose=speed_diagnosis, diagnostics=SPEED_DIAGNOSTICS),
     ),
     hints={
         "fresh_inputs": [
             "A CUDA graph replays on the addresses it captured: copy each new x into the static input buffer "
             "(static_in.copy_(x)) before g.replay().",
-        ],
-        "outputs_stay_valid": [
-            "Keep two outputs of your step and compare the first one with model(x1) after the second call.",
-            "Every replay writes into the same static output buffer; return static_out.clone().",
         ],
         "batch_size": [
             "The graph was captured for one shape. Check x.shape[0] and raise ValueError naming the batch size.",
