@@ -123,7 +123,7 @@ def _raise_unless_passed(result) -> None:
 def grade_cell(exercise_id: str, check_id: str, namespace: dict) -> None:
     """Report one check; raise CheckFailed unless it passed (or was skipped where skipping is allowed)."""
     result = report_for(exercise_id, namespace).result(check_id)
-    print(result.line())
+    print("\n".join([result.line(), *result.note_lines()]))
     _raise_unless_passed(result)
 
 
@@ -136,7 +136,7 @@ def hidden_check(exercise_id: str, check_id: str, namespace: dict) -> None:
         result = report_for(exercise_id, namespace).hidden_result(check_id)
     else:
         result = _hidden_live(exercise_id, check_id, namespace).result(check_id)
-    print("hidden test: " + result.line())
+    print("\n".join(["hidden test: " + result.line(), *result.note_lines()]))
     _raise_unless_passed(result)
 
 

@@ -63,11 +63,14 @@ def test_every_header_names_real_checks_and_a_known_kind():
     for case in cases.cases():
         ids = {c.id for c in EXERCISES[case.exercise].checks} | {"*"}
         assert set(case.checks) | set(case.gpu_checks) <= ids, case.path
-        assert case.outcome in ("rejected", "passed", "secret-hidden"), case.path
+        assert case.outcome in ("rejected", "passed", "diagnosed", "secret-hidden"), case.path
         assert case.kind in ("wrong", "cheat", "honest"), case.path
         assert case.device in ("any", "cpu", "gpu"), case.path
         if case.outcome == "rejected":
             assert case.checks or case.gpu_checks, case.path
+            assert case.checks or case.note or case.device == "gpu", f"{case.path}: on a CPU nothing would tell it"
+        if case.outcome == "diagnosed":
+            assert case.note, f"{case.path}: a diagnosed case names the note that tells it"
 
 
 @pytest.mark.parametrize("case", [c for c in CPU_CASES if c.outcome == "rejected"], ids=_id)
@@ -75,14 +78,17 @@ def test_a_wrong_or_cheating_submission_is_rejected_for_its_reason(case, monkeyp
     if ex03.BUDGET_ENV in case.path.read_text():  # a sleep of the budget + 5 s stands for a long compile:
         monkeypatch.setenv(ex03.BUDGET_ENV, "15")  # graded under a 15 s budget, not a minute's sleep
     timeout = 10 if case.name == "infinite_loop" else POLICY.timeout  # it spins a core until the limit
-    report = _grade(case, Policy(POLICY.allow_skip, timeout, POLICY.cpu_gate))
+    # A case that only a GPU's timed check rejects is told here by its note: its timed check skips ("needs a
+    # CUDA GPU") instead of running against a CPU gate, and the diagnosis after it still runs.
+    gate = POLICY.cpu_gate if case.must_fail(cuda=False) else None
+    report = _grade(case, Policy(POLICY.allow_skip, timeout, gate))
     ok, why = cases.verdict(case, report)
     assert ok, f"{case.name}: {why}\n" + "\n".join(report.lines())
-    assert not report.ok()
+    assert not report.ok() or not case.must_fail(cuda=False)  # a GPU-only rejection is told here by its note
 
 
-@pytest.mark.parametrize("case", [c for c in CPU_CASES if c.outcome == "passed"], ids=_id)
-def test_an_honest_alternative_passes(case):
+@pytest.mark.parametrize("case", [c for c in CPU_CASES if c.outcome in ("passed", "diagnosed")], ids=_id)
+def test_an_honest_alternative_passes_and_a_wrong_structure_only_the_worker_sees_is_noted_not_graded(case):
     report = _grade(case, policy=POLICY)
     ok, why = cases.verdict(case, report)
     assert ok, f"{case.name}: {why}\n" + "\n".join(report.lines())

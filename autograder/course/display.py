@@ -130,6 +130,9 @@ def show_report(report: Report, exercise) -> None:
             why = "".join(f"<li>{html.escape(x)}</li>" for x in r.details.get("diagnosis", []))
             extra = (f"<div style='color:#555'>{html.escape(r.hint)}</div>" if r.hint else "") + (
                 f"<ul>{why}</ul>" if why else "")
+        if r.notes:  # what the learner's process said about itself: shown, never graded
+            extra += ("<div class='course-notes' style='color:#555'>Notes (your process's word, not graded):<ul>"
+                      + "".join(f"<li>{html.escape(n)}</li>" for n in r.notes) + "</ul></div>")
         rows.append(f"<tr><td style='color:{color};font-weight:bold'>{r.status.upper()}</td>"
                     f"<td>{html.escape(r.title)}</td><td>{r.points:g}/{r.max_points}</td>"
                     f"<td>{html.escape(r.message)}{extra}</td></tr>")

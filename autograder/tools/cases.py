@@ -3,14 +3,17 @@ each built on top of the exercise's reference solution (its code runs after the 
 CPU test suite and by `make gpu-check`.
 
 Each file starts with one header line:
-    # outcome: rejected | kind: wrong | checks: a,b | gpu_checks: c | reason: words | device: any | class: 3
+    # outcome: rejected | kind: wrong | checks: a,b | gpu_checks: c | reason: words | note: words | device: any | class: 3
 * outcome: ``rejected`` (the named checks must fail, for the reason), ``passed`` (the named checks, or all with
-  ``-``, must pass) or ``secret-hidden`` (the instructor's secret must not reach the submission);
+  ``-``, must pass), ``diagnosed`` (the named checks pass, since what is wrong is only the worker's word, and a
+  note shows it) or ``secret-hidden`` (the instructor's secret must not reach the submission);
 * kind: ``wrong`` (a plausible wrong approach), ``cheat`` (an attempt to fool the grader) or ``honest`` (a
   legitimate technique other than the reference's);
 * checks: the checks that must fail (or pass) wherever the case runs; ``*``: every check;
 * gpu_checks: checks that must also fail on a GPU (the speed gate exists only there);
 * reason: words the failure message (or hint) must contain (``a / b``: either);
+* note: words a diagnosis note (what the worker said about itself, never graded) must contain, wherever the case
+  runs (``a / b``: either): how a wrong structure that no fact of the judge's shows is still pointed out;
 * device: where the case runs at all: ``any``, ``cpu`` or ``gpu``;
 * class: for cheats, which kind of attack it is (docs/THREAT_MODEL.md numbers them).
 """
@@ -38,6 +41,7 @@ class Case:
     reason: str
     device: str
     attack: str = ""  # the threat model's class of a cheat
+    note: str = ""  # words a diagnosis note must contain
 
     @property
     def name(self) -> str:
@@ -48,7 +52,9 @@ class Case:
 
     def graded_checks(self, cuda: bool) -> list[str] | None:
         """The checks a grading of this case needs (None: all)."""
-        wanted = self.must_fail(cuda)
+        wanted = self.must_fail(cuda) if self.outcome == "rejected" else self.checks
+        if self.outcome == "rejected" and not wanted and self.note:
+            wanted = self.checks + self.gpu_checks  # graded for its note (the failing check needs a GPU)
         return None if not wanted or "*" in wanted else list(wanted)
 
 
@@ -62,7 +68,7 @@ def parse(path: Path) -> Case:
     exercise = re.sub(r"^ex", "", Path(path).parent.parent.name)
     return Case(exercise, Path(path), fields["outcome"], fields.get("kind", "cheat"), ids(fields["checks"]),
                 ids(fields.get("gpu_checks", "")), fields.get("reason", "-"), fields.get("device", "any"),
-                fields.get("class", ""))
+                fields.get("class", ""), fields.get("note", ""))
 
 
 def cases(exercise: str | None = None, device: str | None = None, kind: str | None = None) -> list[Case]:
@@ -71,17 +77,34 @@ def cases(exercise: str | None = None, device: str | None = None, kind: str | No
             and (device is None or c.device in ("any", device)) and (kind is None or c.kind == kind)]
 
 
+def _noted(case: Case, report: Report) -> str:
+    """'' if the case's note shows among the report's notes (or it names none), else why not."""
+    if not case.note:
+        return ""
+    notes = " ".join(n for r in report.results for n in r.notes).lower()
+    if any(words.strip().lower() in notes for words in case.note.split(" / ")):
+        return ""
+    return f"no note says {case.note!r} (notes: {notes[:300] or 'none'})"
+
+
 def verdict(case: Case, report: Report, cuda: bool = False) -> tuple[bool, str]:
     """Did the grader treat the case as it must? Returns (ok, explanation)."""
     if not report.results:
         return False, "nothing was graded"
-    if case.outcome == "passed":
+    missing_note = _noted(case, report)
+    if case.outcome in ("passed", "diagnosed"):
         targets = [r for r in report.results if not case.checks or r.id in case.checks]
         bad = [r.line() for r in targets if r.status != PASSED]
         if not targets:
             return False, f"none of the checks {case.checks} were graded"
-        return not bad, "passed" if not bad else "wrongly failed: " + "; ".join(bad)
+        if bad:
+            return False, "wrongly failed: " + "; ".join(bad)
+        if missing_note:
+            return False, f"passed, but {missing_note}"
+        return True, case.outcome
     wanted = case.must_fail(cuda)
+    if not wanted:  # on this device the case is told only by a note (what fails it needs a GPU)
+        return (not missing_note), missing_note or "diagnosed"
     targets = [r for r in report.results if "*" in wanted or r.id in wanted]
     if not targets or ("*" not in wanted and len(targets) < len(wanted)):
         return False, f"not all of the checks {wanted} were graded"
@@ -91,4 +114,6 @@ def verdict(case: Case, report: Report, cuda: bool = False) -> tuple[bool, str]:
     messages = " ".join(f"{r.message} {r.hint}" for r in targets).lower()
     if not any(reason.strip().lower() in messages for reason in case.reason.split(" / ")):
         return False, f"rejected, but not for the expected reason {case.reason!r}: {messages[:400]}"
+    if missing_note:
+        return False, f"rejected, but {missing_note}"
     return True, "rejected"

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: train_step_one_graph | reason: inside the model's forward | device: any
+# outcome: diagnosed | kind: cheat | checks: train_step_correct | note: inside the model's forward / nothing was compiled | device: any
 # Hides the awkward half of the model from the compiler with torch.compiler.disable: the forward breaks there.
 def make_train_step(model, optimizer):
     half = len(model) // 2

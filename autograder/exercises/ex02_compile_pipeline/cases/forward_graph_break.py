@@ -1,4 +1,4 @@
-# outcome: rejected | kind: wrong | checks: train_step_one_graph | reason: inside the model's forward | device: any
+# outcome: diagnosed | kind: wrong | checks: train_step_correct | note: inside the model's forward | device: any
 # Known wrong: a NaN check between the blocks is a data-dependent Python `if`: Dynamo breaks the forward
 # into two graphs, and AOTAutograd builds two backward graphs (still 2.35x on an H200: only the structure
 # check catches it).

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: train_step_correct | gpu_checks: train_step_speed | reason: after the step | device: any | class: 5
+# outcome: rejected | kind: cheat | checks: train_step_correct | gpu_checks: train_step_speed | reason: did not move | device: any | class: 5
 # Sets the optimizer's learning rate to 0 and never steps: a reference that copied the learner's optimizer state
 # would agree that nothing trains. The judge replays with its own AdamW.
 def make_train_step(model, optimizer):

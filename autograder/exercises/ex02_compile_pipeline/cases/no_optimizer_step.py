@@ -1,4 +1,4 @@
-# outcome: rejected | kind: wrong | checks: train_step_correct | reason: after the step | device: any
+# outcome: rejected | kind: wrong | checks: train_step_correct | reason: did not move | device: any
 # Known wrong: forward and backward compiled, but the weights are never updated (no optimizer.step()).
 def make_train_step(model, optimizer):
     compiled = torch.compile(model)  # noqa: F821

@@ -1,4 +1,4 @@
-# outcome: passed | kind: honest | checks: train_step_correct,train_step_one_graph | reason: legitimate | device: any
+# outcome: passed | kind: honest | checks: train_step_correct | reason: legitimate | note: without a break | device: any
 # Legitimate: regional compilation, each block compiled on its own (lesson 2, section 6).
 def make_train_step(model, optimizer):
     for block in model:

@@ -1,4 +1,4 @@
-# outcome: passed | kind: honest | checks: train_step_correct,train_step_one_graph,train_step_speed | reason: legitimate | device: cpu
+# outcome: passed | kind: honest | checks: train_step_correct,train_step_speed | reason: legitimate | device: cpu
 # Legitimate: the whole step under torch.compile. Dynamo breaks at loss.backward() and inside
 # optimizer.step(), outside the model's forward, which still compiles as one graph.
 def make_train_step(model, optimizer):

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: outputs_stay_valid | gpu_checks: predict_speed | reason: later calls | device: any | class: 6
+# outcome: rejected | kind: cheat | checks: - | gpu_checks: predict_speed | reason: differs / during timing | note: later calls | device: any | class: 6
 # Copies each result into one of eight buffers it reuses in turn (no allocation per call): outputs stay valid
 # for seven calls, which a short "still valid after the next call" check would accept.
 def make_predict(model):

@@ -1,4 +1,4 @@
-# outcome: passed | kind: honest | checks: no_graph_breaks,outputs_match | reason: legitimate | device: any
+# outcome: passed | kind: honest | checks: no_graph_breaks,outputs_match | reason: legitimate | note: 1 graph | device: any
 # Legitimate: the branch as torch.cond (one branch runs, traced as a higher-order op) instead of torch.where.
 class FixedBlock(BrokenBlock):  # noqa: F821
     def forward(self, x):

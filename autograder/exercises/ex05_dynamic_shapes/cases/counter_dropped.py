@@ -1,4 +1,4 @@
-# outcome: rejected | kind: wrong | checks: few_graphs | reason: model.requests | device: any
+# outcome: diagnosed | kind: wrong | checks: few_graphs | note: model.requests | device: any
 # Known wrong: one dynamic graph for every length (fast, no recompile), but the request counter is gone:
 # compiling model.encode skips forward, and nothing counts requests any more.
 import torch

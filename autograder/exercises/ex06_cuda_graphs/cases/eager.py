@@ -1,4 +1,4 @@
-# outcome: rejected | kind: wrong | checks: fresh_process,speed | reason: never captured a CUDA graph | device: gpu
+# outcome: rejected | kind: wrong | checks: speed | reason: too slow | note: never captured a CUDA graph | device: gpu
 # Known wrong: no CUDA graph at all; the model runs eagerly, one kernel launch per op.
 def make_graphed_step(model, batch_size):
     def step(x):
