@@ -108,3 +108,13 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_sep("=", f"seconds per test file ({total:.0f} s in all, over every test process)")
     for path, s in sorted(seconds.items(), key=lambda kv: -kv[1])[:12]:
         terminalreporter.write_line(f"{s:8.1f} s  {s / total:5.1%}  {path}")
+
+
+def fake_check(*args, **kwargs):
+    """A Check for a test's fake exercise: decided by the answer of the test's own function (every real check
+    declares its facts; core/trust.py)."""
+    from autograder.core.protocol import Check
+    from autograder.core.trust import answer
+
+    kwargs.setdefault("decided_by", (answer("the test function's answer, checked by the test", "entry"),))
+    return Check(*args, **kwargs)

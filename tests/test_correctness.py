@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+from conftest import fake_check
 
 from autograder.core.correctness import check_tensor, generator, grading_secret, seed_for
 from autograder.core.protocol import CheckFailed, Tolerance
@@ -54,7 +55,7 @@ def test_grading_hides_inductors_tf32_advice_but_not_the_learners_own_warnings()
 
     from conftest import grade_source
 
-    from autograder.core.protocol import Check, Exercise
+    from autograder.core.protocol import Exercise
 
     def noisy_check(ctx):
         warnings.warn("TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled.",
@@ -64,7 +65,7 @@ def test_grading_hides_inductors_tf32_advice_but_not_the_learners_own_warnings()
         warnings.warn("my own warning", stacklevel=1)
         return "ok"
 
-    fake = Exercise("99_fake", "fake", ("f",), (Check("c", "c", 1, noisy_check, ("f",)),), "nothing")
+    fake = Exercise("99_fake", "fake", ("f",), (fake_check("c", "c", 1, noisy_check, ("f",)),), "nothing")
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         report = grade_source("def f():\n    pass\n", fake)

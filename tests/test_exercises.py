@@ -6,6 +6,7 @@ import sys
 
 import nbformat
 import pytest
+import torch
 from conftest import REPO
 
 from autograder.core.grading import Policy, grade_file
@@ -115,7 +116,7 @@ def test_a_grading_with_hidden_tests_runs_them_on_a_second_stream_with_the_same_
     ex = EXERCISES["04_graph_breaks"]
     skip = Policy(allow_skip=True)
     report = grade_file(ex, solution(ex.id), only=["outputs_match"], hidden=True, policy=skip)
-    assert [r.id for r in report.hidden] == ["no_graph_breaks", "outputs_match"]
+    assert [r.id for r in report.hidden] == ["outputs_match"]
     assert all(r.passed for r in report.hidden + report.results)
     hidden_branch = next(c for c in cases.cases(ex.id) if c.name == "hidden_branch")
     wrong = grade_file(ex, solution(ex.id), overrides=[hidden_branch.path], only=["outputs_match"], hidden=True,
@@ -128,8 +129,8 @@ def test_a_submission_that_cannot_be_graded_fails_its_hidden_tests_too(tmp_path)
     broken = tmp_path / "04_graph_breaks.ipynb"
     broken.write_text('{"cells": [ not json')
     report = grade_file(EXERCISES["04_graph_breaks"], broken, hidden=True)
-    assert [r.status for r in report.hidden] == ["failed", "failed"]
-    assert "not a readable Jupyter notebook" in report.hidden_result("no_graph_breaks").message
+    assert [r.status for r in report.hidden] == ["failed"]
+    assert "not a readable Jupyter notebook" in report.hidden_result("outputs_match").message
 
 
 @pytest.mark.parametrize("exercise_id", sorted(EXERCISES))
@@ -230,18 +231,29 @@ def test_the_compile_budget_is_the_instructors_when_set_and_a_bad_value_says_wha
         spec.compile_budget_s()
 
 
-def test_exercise_04_times_only_a_stack_without_graph_breaks():
+def test_exercise_04_measures_the_breaks_against_the_graders_own_compile_of_the_original():
     """The unchanged BrokenBlock, compiled with its breaks, reached 1.59x over eager on an H100: past the 1.5x
-    gate. The speed check grades no_graph_breaks first and times nothing for a stack that still breaks."""
+    gate. no_graph_breaks times the fix against the judge's own torch.compile of the original stack (a fact of the
+    judge's, where the graph count was the worker's word); the count is a note. On a CPU the timed check says it
+    needs a GPU, and the note still says where the graph broke."""
     ex = EXERCISES["04_graph_breaks"]
     original = next(c for c in cases.cases(ex.id) if c.name == "original")
-    report = grade_file(ex, solution(ex.id), overrides=[original.path], only=["speed"],
+    report = grade_file(ex, solution(ex.id), overrides=[original.path], only=["no_graph_breaks"],
                         policy=Policy(allow_skip=True))
-    assert [r.id for r in report.results] == ["no_graph_breaks", "speed"]
-    speed = report.result("speed")
-    assert speed.status == "failed" and speed.message.startswith("not timed: the speed gate counts a stack that "
-                                                                 "compiles to one graph"), speed.line()
-    assert "speedup" not in speed.details
-    honest = grade_file(ex, solution(ex.id), only=["speed"], policy=Policy(allow_skip=True))
-    assert honest.result("no_graph_breaks").passed
-    assert honest.result("speed").status == "skipped" and "CUDA GPU" in honest.result("speed").message
+    result = report.result("no_graph_breaks")
+    assert result.status == "skipped" and "over torch.compile of the original BrokenBlock stack" in result.message
+    assert any("graph break" in note for note in result.notes), result.notes
+    assert result.points == 0
+
+
+def test_the_compiled_original_computes_what_the_original_computes():
+    from autograder.exercises.ex04_graph_breaks.spec import compiled_original
+    from autograder.exercises.ex04_graph_breaks.workload import reference_stack
+
+    eager, compiled = reference_stack("smoke", 3, "cpu"), compiled_original(reference_stack("smoke", 3, "cpu"))
+    with torch.no_grad():
+        for sign in (1.0, -1.0, 1.0):
+            x = torch.randn(2, 16, 64) + 0.5 * sign
+            torch.testing.assert_close(compiled(x), eager(x), rtol=1e-4, atol=1e-4)
+
+

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import grade_source
+from conftest import fake_check, grade_source
 
 from autograder.core import zygote
-from autograder.core.protocol import Check, Exercise
+from autograder.core.protocol import Exercise
 from autograder.core.wire import Entry
 
 REPO = Path(__file__).resolve().parent.parent
@@ -37,7 +37,7 @@ def value():
     return 1
 """
 ONE = Exercise("99_fake", "fake", ("value",), (
-    Check("value", "value", 1, lambda ctx: ctx.call(Entry("value"), what="value()").value["value"] == 1 and "one",
+    fake_check("value", "value", 1, lambda ctx: ctx.call(Entry("value"), what="value()").value["value"] == 1 and "one",
           ("value",)),), "nothing")
 
 

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from autograder.core.correctness import seed_for
-from autograder.core.submission import closure_source, load_namespace
+from autograder.core.submission import SubmissionError, load_namespace, static_closure
 from autograder.course import recompiles
 from autograder.course.models import make_encoder
 from autograder.exercises.ex05_dynamic_shapes import spec as ex05
@@ -77,9 +77,8 @@ def test_the_graph_budget_stops_a_compile_that_never_ends():
 
 
 def test_a_learners_function_is_shipped_with_its_helpers_imports_and_constants():
-    ns = load_namespace("import torch\nK = 3\ndef helper(x):\n    return torch.relu(x) * K\n",
-                        "def make(m, b):\n    return lambda x: helper(x)\n", "print('a demo cell')\n")
-    source = closure_source(ns["make"], ns)
+    source = static_closure(["import torch\nK = 3\ndef helper(x):\n    return torch.relu(x) * K\n",
+                             "def make(m, b):\n    return lambda x: helper(x)\n", "print('a demo cell')\n"], "make")
     assert "import torch" in source and "K = 3" in source and "def helper" in source and "demo" not in source
     fresh: dict = {}
     exec(source, fresh)  # noqa: S102 - the shipped code must define make again on its own
@@ -89,12 +88,11 @@ def test_a_learners_function_is_shipped_with_its_helpers_imports_and_constants()
 def test_names_imported_from_modules_and_plain_constants_travel_with_the_function():
     """A seventh red team's honest solution (06): `from torch.cuda import CUDAGraph, Stream, ...`, as torch's docs
     write it, lost those names in the fresh process (NameError), and so would a dict or a device constant."""
-    ns = load_namespace("import torch\nfrom collections import OrderedDict as OD\nfrom math import sqrt\n"
-                        "from torch.nn.functional import relu\nCFG = {'scale': 2.0, 'names': ('a', 'b')}\n"
-                        "DT, DEV = torch.float64, torch.device('cpu')\n",
-                        "def make(n):\n    d = OD(a=sqrt(n))\n    x = torch.tensor([-1.0, d['a']], dtype=DT, "
-                        "device=DEV)\n    return relu(x) * CFG['scale']\n")
-    source = closure_source(ns["make"], ns)
+    source = static_closure(["import torch\nfrom collections import OrderedDict as OD\nfrom math import sqrt\n"
+                             "from torch.nn.functional import relu\nCFG = {'scale': 2.0, 'names': ('a', 'b')}\n"
+                             "DT, DEV = torch.float64, torch.device('cpu')\n",
+                             "def make(n):\n    d = OD(a=sqrt(n))\n    x = torch.tensor([-1.0, d['a']], dtype=DT, "
+                             "device=DEV)\n    return relu(x) * CFG['scale']\n"], "make")
     fresh: dict = {}
     exec(source, fresh)  # noqa: S102 - the shipped code must define make again on its own
     out = fresh["make"](9)
@@ -116,25 +114,38 @@ HONEST_SHAPES = {  # an eighth red team's honest ways to write a function that f
                             "def make(n):\n    return lambda x: x * factor() * n\n"),
     "the entry point bound under another name": ("def _build(n):\n    return lambda x: x * 3 * n\n",
                                                  "make = _build\n"),
+    "a definition given again in a later cell (the last one counts, as in a kernel)": (
+        "def make(n):\n    raise RuntimeError('the first draft')\n",
+        "def make(n):\n    return lambda x: x * 3 * n\n"),
 }
 
 
 @pytest.mark.parametrize("shape", sorted(HONEST_SHAPES))
 def test_honest_ways_to_write_a_function_ship_to_a_fresh_process(shape):
-    ns = load_namespace(*HONEST_SHAPES[shape])
-    source = closure_source(ns["make"], ns, "make")
+    source = static_closure(list(HONEST_SHAPES[shape]), "make")
     fresh: dict = {}
     exec(source, fresh)  # noqa: S102 - the shipped code must define make again on its own
     assert float(fresh["make"](2)(torch.tensor(1.0))) == 6.0, source
 
 
-def test_the_source_shipped_is_the_graded_functions_own_never_the_one_its_wrapped_names():
-    """An eighth red team's forgery: inspect.getsource follows __wrapped__, so a graded function that pointed it
-    at an earlier, working definition had that one run in the fresh process instead."""
-    ns = load_namespace("def good(n):\n    return lambda x: x * 3 * n\n",
-                        "def make(n):\n    raise RuntimeError('only works warm')\nmake.__wrapped__ = good\n")
-    source = closure_source(ns["make"], ns, "make")
+def test_the_source_shipped_is_the_graders_own_cut_of_the_text_never_what_the_code_does_at_run_time():
+    """An eighth red team's forgery pointed the graded function's __wrapped__ at an earlier, working definition;
+    a ninth's shipped honest code to the fresh process while the graded step was another. The judge now cuts the
+    source from the text it read: statements that run code at the top level (an attribute set, a call, a loop)
+    are not shipped, and the definition shipped is the last one the cells make."""
+    source = static_closure(["def good(n):\n    return lambda x: x * 3 * n\n",
+                             "def make(n):\n    raise RuntimeError('only works warm')\nmake.__wrapped__ = good\n"
+                             "import autograder.exercises.ex06_cuda_graphs.workload as w\n"
+                             "w.capture_in_fresh_process = None\nprint('side effect')\n"
+                             "make = good if False else make\n"],
+                            "make")
     assert "only works warm" in source and "x * 3 * n" not in source
+    assert "__wrapped__" not in source and "capture_in_fresh_process" not in source and "print" not in source
+
+
+def test_a_function_that_is_not_defined_at_the_top_level_cannot_be_shipped():
+    with pytest.raises(SubmissionError, match="top-level definition"):
+        static_closure(["for i in range(1):\n    def make(n):\n        return n\n"], "make")
 
 
 def test_a_submission_runs_without_the_graders_own_future_imports():

@@ -444,6 +444,9 @@ class Session:
         return self._private
 
     def share(self, pool: Pool) -> None:
+        if pool.tensor.is_cuda and (pool.private is None or pool.private is not self._private):
+            raise GraderError("a GPU pool about to be shared was not allocated from this worker's private memory "
+                              "pool: it could share an allocator segment with the judge's own tensors")
         if pool.id not in self.shared:
             try:
                 self.call("pool", id=pool.id, tensor=pool.shareable(), fds=[pool.fd] if pool.fd is not None else [])
@@ -832,9 +835,9 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
     except GraderError:
         raise
     except Exception as err:  # noqa: BLE001 - a reply the judge could not use (malformed), never a crash
-        verdict = result(FAILED, f"the grader could not use what your process sent back ({type(err).__name__}: "
-                         f"{visible(str(err))[:300]})", "the worker's replies are the grader's; code that changes "
-                         "them gets no points")
+        verdict = result(FAILED, f"this check could not be graded: {type(err).__name__}: {visible(str(err))[:300]} "
+                         "(a reply from your process the grader could not use, or a fault of the grader's own)",
+                         "if your code does not change the grader's functions, report this as a grader bug")
     finally:
         session.resume()
         try:

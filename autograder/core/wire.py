@@ -158,6 +158,7 @@ class Pool:
         self.id = next(Pool._ids)
         numel = max(numel, 1)
         self.path = self.fd = None
+        self.private = private
         if torch.device(device).type == "cpu":
             nbytes = numel * torch.empty((), dtype=dtype).element_size()
             self.fd = sealed_memory(nbytes)
@@ -169,7 +170,8 @@ class Pool:
                 os.close(fd)
                 self.tensor = torch.from_file(self.path, shared=True, size=numel, dtype=dtype)
         elif private is not None:
-            with torch.cuda.use_mem_pool(private, device=torch.device(device)):
+            index = torch.device(device).index
+            with torch.cuda.use_mem_pool(private, device=torch.cuda.current_device() if index is None else index):
                 self.tensor = torch.empty(numel, dtype=dtype, device=device)
         else:
             self.tensor = torch.empty(numel, dtype=dtype, device=device)

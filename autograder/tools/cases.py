@@ -3,7 +3,8 @@ each built on top of the exercise's reference solution (its code runs after the 
 CPU test suite and by `make gpu-check`.
 
 Each file starts with one header line:
-    # outcome: rejected | kind: wrong | checks: a,b | gpu_checks: c | reason: words | note: words | device: any | class: 3
+    # outcome: rejected | kind: wrong | checks: a,b | gpu_checks: c | reason: words | note: words | device: any
+    (and, for a cheat, `| class: 3`)
 * outcome: ``rejected`` (the named checks must fail, for the reason), ``passed`` (the named checks, or all with
   ``-``, must pass), ``diagnosed`` (the named checks pass, since what is wrong is only the worker's word, and a
   note shows it) or ``secret-hidden`` (the instructor's secret must not reach the submission);

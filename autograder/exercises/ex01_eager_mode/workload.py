@@ -82,6 +82,7 @@ def paced_workload(flags: torch.Tensor | None = None, device: str = "cpu"):
 
     import ctypes
 
+    torch.cuda.synchronize(device)  # the driver calls below need this thread's CUDA context current
     _Driver.lib()
     base = _Driver.device_pointer(flags)
     progress, release = ctypes.c_uint64(base + 4 * PROGRESS), ctypes.c_uint64(base + 4 * RELEASE)

@@ -73,13 +73,27 @@ def prepare(device, secret: str) -> dict:
     if torch.device(device).type != "cuda":  # a CPU grading compiles it only where a timed check runs (cpu_gate)
         return {}
     size = "full"
-    original = torch.compile(reference_stack(size, seed_for(ID, "weights", 0, secret) % 2**31, device))
+    original = compiled_original(reference_stack(size, seed_for(ID, "weights", 0, secret) % 2**31, device))
     d, _, batch, seq = CONFIGS[size]
     gen = torch.Generator(device=device).manual_seed(0)
     with torch.no_grad():
-        for i in range(6):
+        for i in range(4):
             original(torch.randn(batch, seq, d, generator=gen, device=device) + (0.5 if i % 2 else -0.5))
     return {"compiled_original": original}
+
+
+def compiled_original(stack):
+    """``torch.compile(stack)`` of the original, as a learner who compiled it unchanged runs it: every new
+    ``.item()`` value fails a guard, and after the recompile limit those frames run eagerly. With a limit of 1 it
+    gets there at once, to the same steady state (the judge's own configuration, inside each call: a judge
+    compile of 8 recompiles per frame took 36 s on an H100)."""
+    compiled = torch.compile(stack)
+    limit = "recompile_limit" if hasattr(torch._dynamo.config, "recompile_limit") else "cache_size_limit"  # < 2.7
+
+    def original(x):
+        with torch._dynamo.config.patch(**{limit: 1}):
+            return compiled(x)
+    return original
 
 
 def _timed(ctx: GradeContext) -> Timed:
@@ -101,8 +115,8 @@ def check_no_graph_breaks(ctx: GradeContext):
     ``.item()``. How many graphs the worker's Dynamo made is shown (diagnose), not graded."""
     compiled = _compiled_candidate(ctx)
     ctx.gate(NO_BREAK_GATE, over=ORIGINAL_COMPILED)  # on a CPU: "needs a CUDA GPU", after the stack was built
-    original = ctx.prepared.get("compiled_original") or torch.compile(reference_stack(ctx.size, _seed(ctx),
-                                                                                      ctx.device))
+    original = ctx.prepared.get("compiled_original") or compiled_original(reference_stack(ctx.size, _seed(ctx),
+                                                                                          ctx.device))
     reference = reference_stack(ctx.size, _seed(ctx), ctx.device)
     try:
         return speed_check(ctx, original, compiled.ref, _timed(ctx), name="torch.compile(model) of your stack",
