@@ -27,6 +27,7 @@ PYTEST_ARGS ?=
 JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 GPU_ARGS ?=
 WORKERS ?= 1
+STUDENT ?=
 # make autograde-slurm: resources per array task (one student, one GPU); SLURM_SUBMIT=1 also submits the jobs;
 # SLURM_ARGS: more options for autograder/tools/slurm.py (e.g. --student=bob --sbatch=--qos=high).
 SLURM_CPUS ?= 8
@@ -93,6 +94,11 @@ release: $(STAMP) ## instructors: nbgrader generate_assignment for every assignm
 
 autograde: $(STAMP) ## instructors: grade every student in submitted/ (WORKERS=N at a time, one per GPU), record scores from the trusted reports
 	$(BIN)/python -m autograder.tools.classroom autograde --workers $(WORKERS)
+
+.PHONY: regrade
+regrade: $(STAMP) ## instructors: regrade one student through the trusted unit, then record (STUDENT=alice; STUDENT="a b" for several)
+	@test -n "$(STUDENT)" || { echo "make regrade needs STUDENT=<id> (a folder under submitted/)" >&2; exit 2; }
+	$(BIN)/python -m autograder.tools.classroom autograde --workers $(WORKERS) $(foreach s,$(STUDENT),--student $(s))
 
 .PHONY: autograde-slurm autograde-ray
 autograde-slurm: $(STAMP) ## instructors: write slurm/array.sh (a job array, one task and one GPU per student) and slurm/record.sh; SLURM_SUBMIT=1 submits

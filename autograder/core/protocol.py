@@ -201,11 +201,12 @@ class Report:
 
     def cell_score(self, check: Check) -> float:
         """The points nbgrader records for ``check``'s graded cell: all of them when the check passed and so did
-        its hidden test (a skip counts only where skipping was allowed), else none."""
+        its hidden test, else none. A check skipped (it needs a GPU this grading did not have) scores 0 whatever
+        the grading allowed: a grade records only what was verified."""
         try:
-            ok = self.counts(self.result(check.id))
+            ok = self.result(check.id).status == PASSED
             if check.hidden:
-                ok = ok and self.counts(self.hidden_result(check.id))
+                ok = ok and self.hidden_result(check.id).status == PASSED
         except KeyError:  # a check (or its hidden test) the report does not have: not passed
             return 0.0
         return float(check.points) if ok else 0.0

@@ -10,7 +10,10 @@
                 ``--runner ray``: the units are Ray tasks, one GPU each (tools.ray_runner; the Slurm path is
                 tools.slurm);
 * ``feedback``  nbgrader generate_feedback: one HTML file per student and assignment under feedback/;
-* ``grades``    grades.csv with one row per student, assignment and check (score and max score).
+* ``grades``    grades.csv with one row per student, assignment and check (score, max score, and a note where a
+                check was not graded: skipped for want of a GPU scores 0, never points).
+
+``autograde --student ID`` regrades one student (repeatable) through the same trusted unit, then records.
 
 The grading secret comes from ``COURSE_GRADING_SECRET``; time limits from ``COURSE_CELL_TIMEOUT`` (per cell)
 and ``COURSE_SUBMISSION_TIMEOUT`` (per isolated grading of a submission).
@@ -72,7 +75,8 @@ def quarantine_unreadable(course: Path) -> list[Path]:
     return replaced
 
 
-def autograde(course: Path, workers: int = 1, results: Path | None = None, runner: str = "local") -> dict:
+def autograde(course: Path, workers: int = 1, results: Path | None = None, runner: str = "local",
+              only: list[str] | None = None) -> dict:
     """Grade every student in submitted/ (one unit per student, ``workers`` at a time, each on its own GPU and
     cores where there are several; with ``runner="ray"``, one Ray task per student, one GPU each), then record
     them all into the gradebook with the one writer. Each unit's wall time is printed and written to
@@ -84,6 +88,11 @@ def autograde(course: Path, workers: int = 1, results: Path | None = None, runne
     results = results or course / "results"
     results.mkdir(exist_ok=True)
     students = sorted(p.name for p in (course / "submitted").iterdir() if p.is_dir())
+    if only:  # a regrade: these students' units afresh; recording then applies every finished unit again
+        unknown = sorted(set(only) - set(students))
+        if unknown:
+            raise ValueError(f"no submission folder under submitted/ for {', '.join(unknown)}")
+        students = sorted(set(only))
     start = time.perf_counter()
     if runner == "ray":
         from autograder.tools import ray_runner
@@ -164,23 +173,39 @@ def feedback(course: Path) -> list[Path]:
     return sorted((course / "feedback").glob("*/*/*.html"))
 
 
+def not_graded(course: Path, student: str, assignment: str) -> dict[str, str]:
+    """check id -> why it was not graded (a check skipped for want of a GPU), from the student's trusted report."""
+    from autograder.core.protocol import SKIPPED, Report
+
+    path = course / "results" / student / "reports" / f"{assignment}.json"
+    try:
+        report = Report.from_json(path.read_text())
+    except (OSError, ValueError, TypeError, KeyError):
+        return {}
+    return {r.id: "not graded: needs a GPU" if "GPU" in r.message else f"not graded: {r.message[:120]}"
+            for r in report.results if r.status == SKIPPED}
+
+
 def grades(course: Path, out: Path | None = None) -> Path:
-    """One row per student, assignment and graded check, from the gradebook."""
+    """One row per student, assignment and graded check, from the gradebook; ``note`` says where a check was not
+    graded (skipped for want of a GPU: its score is 0, never points)."""
     from nbgrader.api import Gradebook
 
     out = out or course / "grades.csv"
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb, out.open("w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["student", "assignment", "check", "score", "max_score"])
+        writer.writerow(["student", "assignment", "check", "score", "max_score", "note"])
         for assignment in gb.assignments:
             for student in gb.students:
                 try:
                     submission = gb.find_submission(assignment.name, student.id)
                 except Exception:  # nbgrader's MissingEntry: this student did not submit it
                     continue
+                notes = not_graded(course, student.id, assignment.name)
                 for notebook in submission.notebooks:
                     for grade in sorted(notebook.grades, key=lambda g: g.name):
-                        writer.writerow([student.id, assignment.name, grade.name, grade.score, grade.max_score])
+                        writer.writerow([student.id, assignment.name, grade.name, grade.score, grade.max_score,
+                                         notes.get(grade.name, "")])
     return out
 
 
@@ -191,10 +216,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="autograde: students graded at a time (one per GPU)")
     parser.add_argument("--runner", choices=RUNNERS, default="local",
                         help="autograde: local slots on this host, or Ray tasks (pip install -e '.[ray]')")
+    parser.add_argument("--student", action="append", metavar="ID",
+                        help="autograde: regrade only this student (repeatable), through the same trusted unit")
     args = parser.parse_args(argv)
     course = args.course.resolve()
     if args.command == "autograde":
-        summary = autograde(course, workers=args.workers, runner=args.runner)
+        summary = autograde(course, workers=args.workers, runner=args.runner, only=args.student)
         return 1 if summary["failed"] else 0
     result = {"release": release, "feedback": feedback, "grades": grades}[args.command](course)
     for item in result if isinstance(result, list) else [result]:

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: - | gpu_checks: train_step_speed | reason: too slow | note: nothing was compiled | device: any | class: 1
+# outcome: rejected | kind: cheat | checks: - | gpu_checks: train_step_speed | reason: too slow | note: nothing was compiled / no graph was compiled | device: any | class: 1
 # Rebinds the eager baseline (train_step) wherever it can reach it to one that does the work twice, and serves
 # the real eager step: the judge's baseline is its own.
 import autograder.exercises.ex02_compile_pipeline.spec as _spec

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: predict_speed | reason: overwritten / differs / during timing | note: later calls | device: gpu | class: 6
+# outcome: rejected | kind: cheat | checks: predict_speed | reason: overwritten / differs / during timing | device: gpu | class: 6
 # Marks a new step before each call instead of cloning: cudagraph_mark_step_begin() tells CUDAGraph Trees that
 # earlier outputs are dead, so the next replay may write over them. It does not keep them.
 def make_predict(model):

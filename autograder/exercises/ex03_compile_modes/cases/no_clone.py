@@ -1,4 +1,4 @@
-# outcome: rejected | kind: wrong | checks: predict_speed | reason: overwritten / differs / during timing | note: later calls | device: gpu
+# outcome: rejected | kind: wrong | checks: predict_speed | reason: overwritten / differs / during timing | device: gpu
 # Known wrong: reduce-overhead returning the CUDA graph's output itself; the next replay writes over it, so an
 # output the caller kept changes (or cannot be read) after the next call. Fast, correct call by call.
 import torch

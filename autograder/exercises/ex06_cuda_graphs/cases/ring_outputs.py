@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: speed | reason: differs / during timing | note: later calls | device: gpu | class: 6
+# outcome: rejected | kind: cheat | checks: speed | reason: differs / during timing | device: gpu | class: 6
 # Eight captured graphs used in turn, each with its own static output returned as it is: no copy per call, and
 # every output stays valid for seven calls.
 import torch

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: wrong | checks: speed | reason: differs / during timing | note: later calls | device: gpu
+# outcome: rejected | kind: wrong | checks: speed | reason: differs / during timing | device: gpu
 # Known wrong: returns the static output buffer itself. Right at the moment it is returned; the next replay
 # overwrites it, so an output kept by the caller silently changes.
 import torch
