@@ -164,12 +164,13 @@ def _batch(ctx: GradeContext, gen: torch.Generator, batch: int, seq: int) -> tup
     return tuple(torch.randn(batch, seq, cfg.dim, generator=gen, device=ctx.device) for _ in range(2))
 
 
-def _student(ctx: GradeContext, optimizer: str = "make_optimizer"):
-    """The worker's model (the grader's weights), an optimizer on it (``make_optimizer``: AdamW, ``make_sgd``: plain
-    SGD), and make_train_step(model, optimizer)."""
+def _student(ctx: GradeContext, sgd: bool = False):
+    """The worker's model (the grader's weights), an optimizer on it (AdamW; ``sgd``: plain SGD with lr=1), and
+    make_train_step(model, optimizer)."""
     ctx.session.reset()
     model = ctx.call(Fn(f"{WORKLOAD}:build_model"), ctx.size, _seed(ctx), str(ctx.device), what="building the model")
-    opt = ctx.call(Fn(f"{WORKLOAD}:{optimizer}"), model.ref, what="building the optimizer")
+    opt = ctx.call(Fn(f"{WORKLOAD}:make_sgd") if sgd else Fn(f"{WORKLOAD}:make_optimizer"), model.ref,
+                   what="building the optimizer")
     step = ctx.entry("make_train_step", model.ref, opt.ref, what="make_train_step(model, optimizer)")
     return model, ctx.callable_result(step, "make_train_step(model, optimizer)")
 
@@ -193,7 +194,7 @@ def check_train_correct(ctx: GradeContext):
     """Five steps with the plain SGD the grader hands over (lr=1): the weights after each step are the weights
     before it minus the gradient, so the grader reads the step's loss and its gradients out of its own memory and
     compares both with its own eager step from the same weights."""
-    model, step = _student(ctx, "make_sgd")
+    model, step = _student(ctx, sgd=True)
     ref_model = build_model(ctx.size, _seed(ctx), ctx.device)
     names = [name for name, _ in ref_model.named_parameters()]
     params = list(ref_model.parameters())
