@@ -33,13 +33,14 @@ def _requests_named_in_code() -> set[str]:
                      and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
                      for t in n.targets if isinstance(t, ast.Name)}
 
-        def text(node):
+        def text(node, constants=constants):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 return node.value
             if isinstance(node, ast.Name) and node.id in constants:
                 return constants[node.id]
             if isinstance(node, ast.JoinedStr):
-                parts = [text(v.value) if isinstance(v, ast.FormattedValue) else v.value for v in node.values]
+                parts = [text(v.value, constants) if isinstance(v, ast.FormattedValue) else v.value
+                         for v in node.values]
                 return "".join(parts) if all(isinstance(p, str) for p in parts) else None
             return None
 

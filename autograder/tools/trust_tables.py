@@ -56,7 +56,8 @@ def current(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.tools.trust_tables", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m autograder.tools.trust_tables",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the document's tables are out of date")
     args = parser.parse_args(argv)
     text = DOC.read_text()

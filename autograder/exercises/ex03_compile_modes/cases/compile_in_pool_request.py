@@ -2,8 +2,9 @@
 # Found by a review of the trust boundary (2026-11-27): requests that are not calls (a pool shared, a model built,
 # the compile counters read) were untimed, inside the windows 03's compile budget charges. This submission serves
 # its first calls at once and does its expensive work (a sleep of the budget + 5 s stands for a long compile or
-# autotuning search) inside the worker's pool handler, once the speed check's blocks grow. Every request of the
-# window is now charged (the judge's ledger).
+# autotuning search) inside the worker's pool handler, once the speed check's blocks grow: the grader of 27c2e13
+# passed its compile budget (4.7 s charged under a 15 s budget, CPU). Every request of the window is now charged
+# (the judge's ledger of requests on its clock).
 import os
 import time
 

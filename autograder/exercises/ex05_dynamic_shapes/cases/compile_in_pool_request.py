@@ -1,9 +1,12 @@
 # outcome: rejected | kind: cheat | checks: few_graphs | reason: something compiled while serving | device: any | class: 4
 # Found by a red team (2026-11-27): before each unseen request the judge shared its input in a request of its own,
 # untimed, whose size gives the length away. This submission rebinds the worker's pool handler to compile the
-# bucket of that length there, so the timed request finds it ready (lazy buckets, no spike). The shared input is
-# now on the judge's clock with the request it belongs to: the compile shows as that request's latency.
+# bucket of that length there, so the timed request finds it ready (lazy buckets, no spike), and puts Dynamo's
+# graph counter back to one graph (the count was the worker's word): the grader of 27c2e13 gave it few_graphs 3/3
+# on a CPU. The shared input is now on the judge's clock with the request it belongs to, and the submission is
+# stopped between requests: the compile shows as that request's latency.
 import torch
+from torch._dynamo.utils import counters
 
 import autograder.core.worker as _w
 
@@ -20,8 +23,10 @@ def _warm(length: int, device) -> None:
         return
     x = torch.zeros(1, length, _state["dim"], device=device)
     mask = torch.zeros(1, length, dtype=torch.bool, device=device)
+    before = counters["stats"]["unique_graphs"]
     with torch.no_grad(), torch.compiler.set_stance("default"):
         _state["encode"](x, mask)
+    counters["stats"]["unique_graphs"] = max(before, 1)  # one graph, as one dynamic graph would show
     _state["ready"].add(length)
 
 
