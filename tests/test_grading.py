@@ -405,7 +405,7 @@ def test_a_function_that_never_returns_costs_its_own_checks_not_the_next_ones():
         dataclasses.replace(hang, id="third"), fake_check("last", "last", 1, two, ("double",))), "nothing")
     report = grade_source("import time\ndef hang():\n    time.sleep(600)\ndef double(x):\n    return 2 * x\n",
                           exercise)
-    assert "did not answer within 2 s" in report.result("hangs").message
+    assert "did not answer within 2 s: it was idle, waiting on something" in report.result("hangs").message
     assert report.result("after").status == PASSED, report.result("after").message
     assert report.result("again").status == report.result("third").status == "failed"
     assert report.environment["worker_restarts"] == 2  # at most two fresh workers per grading: the last check
@@ -629,3 +629,22 @@ def test_a_judge_names_the_modules_it_imported_after_its_worker_started_but_not_
         assert late_imports(before) == ["colorsys"]
     finally:
         del sys.modules["torch._inductor.runtime.compile_tasks.cabc123"]
+
+
+def test_a_request_out_of_time_says_what_the_worker_was_doing_as_the_operating_system_shows_it():
+    """A max-autotune compile that outlasted the call's limit was reported as "a hang in your code?" (a red team,
+    2026-11-27, on an H200). The judge now looks before it kills: compile workers of torch.compile running (a
+    compile), cores busy (a loop or a long compile), or nothing running (a hang)."""
+    busy = fake_check("busy", "busy", 1, lambda ctx: ctx.call(Entry("spin"), what="spin()", timeout=2), ("spin",))
+    compiling = fake_check("compiling", "compiling", 1,
+                           lambda ctx: ctx.call(Entry("compile_workers"), what="compile_workers()", timeout=3),
+                           ("compile_workers",))
+    exercise = Exercise("99_fake", "fake", ("spin", "compile_workers"), (busy, compiling), "nothing")
+    source = ("import subprocess, sys, time\ndef spin():\n    while True:\n        pass\n"
+              "def compile_workers():\n"  # a process whose command line is an Inductor compile worker's, busy
+              "    subprocess.Popen([sys.executable, '-c', 'while True: pass', 'torch/_inductor/compile_worker'])\n"
+              "    time.sleep(600)\n")
+    report = grade_source(source, exercise)
+    assert "did not answer within 2 s: it was running" in report.result("busy").message
+    message = report.result("compiling").message
+    assert "it was compiling: 1 compile worker process(es)" in message and "COURSE_CALL_TIMEOUT" in message

@@ -61,7 +61,27 @@ from autograder.core.wire import (
 
 PACKAGE = Path(__file__).resolve().parent.parent  # the autograder package
 DEFAULT_TIMEOUT_S = 600
-CALL_TIMEOUT_S = 300  # one request; a grading's own deadline cuts it shorter
+CALL_TIMEOUT_S = 300  # one request; a grading's own deadline cuts it shorter (COURSE_CALL_TIMEOUT sets another)
+CALL_TIMEOUT_ENV = "COURSE_CALL_TIMEOUT"
+
+
+def call_timeout() -> float:
+    """How long one request may take: CALL_TIMEOUT_S unless the instructor's environment sets another (a slower
+    GPU, a mode whose first compile searches for longer)."""
+    try:
+        return float(os.environ.get(CALL_TIMEOUT_ENV) or CALL_TIMEOUT_S)
+    except ValueError:
+        raise ValueError(f"{CALL_TIMEOUT_ENV}={os.environ[CALL_TIMEOUT_ENV]!r}: give seconds, e.g. 600") from None
+
+
+def _is_compile_worker(pid: int) -> bool:
+    """A process of torch.compile's compile-worker pool (Inductor compiles kernels in subprocesses)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            text = f.read(4096).replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return False
+    return "compile_worker" in text or "torch._inductor" in text
 MAX_RESTARTS = 2  # fresh workers for the checks after one that left the worker dead, per grading
 RESTART_MIN_LEFT_S = 30  # no fresh worker with less of the grading's time left than this
 # Inductor's warnings that say nothing about the learner's code: the first advises TF32, which the grader forbids.
@@ -351,7 +371,7 @@ class Session:
         audited."""
         if self.dead:
             raise WorkerGone(self.dead)
-        deadline = min(self.deadline, time.monotonic() + (timeout or CALL_TIMEOUT_S))
+        deadline = min(self.deadline, time.monotonic() + (timeout or call_timeout()))
         started = _perf_counter()
         if self.stop_between and self.paused:
             self.resume()  # it runs for the request only
@@ -393,9 +413,9 @@ class Session:
                 break
         except TimeoutError:
             whole = deadline >= self.deadline
-            self.kill(f"grading timed out after {self._limit():g} s (an infinite loop, a hang, or a compile that "
-                      "never ends?)" if whole else f"the worker did not answer within {timeout or CALL_TIMEOUT_S:g} s "
-                      "(a hang in your code?)")
+            doing = self.activity()  # what the operating system says the worker was doing: before the kill
+            self.kill((f"grading timed out after {self._limit():g} s" if whole else
+                       f"the worker did not answer within {timeout or call_timeout():g} s") + f": {doing}")
             raise WorkerGone(self.dead) from None
         except (WorkerGone, BrokenPipeError, ConnectionError, OSError) as err:
             self.kill(self._death(err))
@@ -409,6 +429,26 @@ class Session:
 
     def _limit(self) -> float:
         return getattr(self, "timeout", DEFAULT_TIMEOUT_S)
+
+    def activity(self, sample_s: float = 1.0) -> str:
+        """What the worker's processes were doing when a request ran out of time, as the operating system shows it
+        (their CPU time over ``sample_s``, and whether torch.compile's compile workers were among them): a long
+        compile (max-autotune's search takes minutes on a cold cache) is reported as a compile, not as a hang."""
+        if self.process is None:
+            return "no answer (a hang in your code, or a compile that takes this long?)"
+        pids = self.processes()
+        before = _cpu_ticks(pids)
+        time.sleep(sample_s)
+        cores = max(0, _cpu_ticks(pids) - before) / os.sysconf("SC_CLK_TCK") / sample_s
+        compilers = sum(1 for pid in pids if _is_compile_worker(pid))
+        if compilers:
+            return (f"it was compiling: {compilers} compile worker process(es) of torch.compile were running, "
+                    f"{cores:.1f} core(s) busy. A mode that searches (max-autotune) can take minutes on cold "
+                    f"caches; the grading allows {call_timeout():g} s per call (COURSE_CALL_TIMEOUT) and "
+                    f"{self._limit():g} s in all")
+        if cores > 0.1:  # a sleeper uses none; a loop gets its share even of a loaded machine's cores
+            return f"it was running, {cores:.1f} core(s) busy (an endless loop, or a compile that takes this long?)"
+        return "it was idle, waiting on something (a hang: a lock, a sleep, a queue that never fills?)"
 
     def _death(self, err) -> str:
         code = self.process.poll() if self.process else None
