@@ -12,7 +12,8 @@ EX = "04_graph_breaks"
 
 def _report(statuses: dict[str, str], gpu="test GPU") -> Report:
     results = [CheckResult(c.id, c.title, c.kind, c.points if statuses[c.id] == "passed" else 0, c.points,
-                           statuses[c.id], "graph break" if statuses[c.id] == "failed" else "ok")
+                           statuses[c.id], "too slow" if statuses[c.id] == "failed" else "ok",
+                           notes=["fullgraph=True stopped at a graph break"] if c.id == "no_graph_breaks" else [])
                for c in EXERCISES[EX].checks]
     hidden_ids = {c.id for c in EXERCISES[EX].checks if c.hidden}
     hidden = [r for r in results if r.id in hidden_ids]
@@ -36,11 +37,12 @@ def test_a_score_other_than_the_trusted_reports_or_a_broken_promise_is_a_problem
     assert classroom_check.judge(EX, "reference", all_pass, full) == []
     assert classroom_check.judge(EX, "reference", all_pass, {**full, "speed": 0.0}) == [
         "speed: gradebook 0.0 but the trusted report gives 4.0", "the reference scored 6.0/10"]
-    # the unchanged block: no_graph_breaks and (on a GPU) speed must fail; a report passing speed breaks the promise
-    broken = {"no_graph_breaks": "failed", "outputs_match": "passed", "speed": "passed"}
-    scores = {"no_graph_breaks": 0.0, "outputs_match": 3.0, "speed": 4.0}
+    # the unchanged block: on a GPU no_graph_breaks (timed against the judge's compile of the original) must fail;
+    # a report passing it breaks the promise
+    broken = {"no_graph_breaks": "passed", "outputs_match": "passed", "speed": "passed"}
+    scores = {"no_graph_breaks": 3.0, "outputs_match": 3.0, "speed": 4.0}
     assert classroom_check.judge(EX, "original", _report(broken), scores) == [
-        "case original: speed passed a wrong case"]
-    rejected = _report({**broken, "speed": "failed"})
-    assert classroom_check.judge(EX, "original", rejected, {**scores, "speed": 0.0}) == []
+        "case original: no_graph_breaks passed a wrong case"]
+    rejected = _report({**broken, "no_graph_breaks": "failed"})
+    assert classroom_check.judge(EX, "original", rejected, {**scores, "no_graph_breaks": 0.0}) == []
     assert classroom_check.judge(EX, "untouched", None, {}) == [f"no trusted report for {EX}"]

@@ -23,7 +23,7 @@ import torch
 from autograder.core.grading import GradeContext
 from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
 from autograder.core.speed import SPEED_DIAGNOSTICS, SPEED_FACTS, Timed, speed_check, speed_diagnosis
-from autograder.core.trust import answer, clock, judge
+from autograder.core.trust import answer, clock
 from autograder.core.timing import MIN_BLOCK_S, _perf_counter
 from autograder.core.wire import Entry, Fn
 from autograder.exercises.ex01_eager_mode.workload import PROGRESS, RELEASE, RELEASE_ALL, SIZES, gelu_bias_chain
@@ -323,13 +323,14 @@ EXERCISE = Exercise(
     checks=(
         Check("benchmark_known_durations", "benchmark() measures workloads of unknown duration", 3,
               check_known_durations, ("benchmark",), decided_by=(
-                  judge("each workload's duration, decided by the grader while its calls run (it releases each "
-                        "call as the GPU reaches it; on a CPU it answers each call), and the pace it saw the calls "
-                        "arrive at", "event"),
+                  clock("each workload's duration, decided by the grader while its calls run (it releases each "
+                        "call as the GPU reaches it; on a CPU it answers each call), and the pace at which it saw "
+                        "the calls arrive, on its own clock", "event"),
                   answer("the seconds per call benchmark() returned", _RUN))),
         Check("benchmark_excludes_compile", "benchmark() leaves the first (compiling) call out", 2,
               check_excludes_compile, ("benchmark",), decided_by=(
-                  judge("a workload whose first call the grader itself holds back 1 s", "event"),
+                  clock("a workload whose first call the grader itself holds back 1 s, paced on its own clock",
+                        "event"),
                   answer("the seconds per call benchmark() returned", _RUN),
                   clock("benchmark()'s whole run, within 3 s beyond the slow call", _RUN))),
         Check("fast_gelu_bias_correct", "fast_gelu_bias matches the eager chain", 3,

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: benchmark_known_durations,benchmark_excludes_compile | reason: the workload takes | device: cpu | class: 1
+# outcome: rejected | kind: cheat | checks: benchmark_known_durations,benchmark_excludes_compile | reason: the workload takes / called the workload | device: cpu | class: 1
 # Found by an independent red team (2026-11-25, CPU, sandboxed): on a CPU the benchmark checks' truth added the
 # round trip of a ping, and the submission's worker answers pings: rebinding its handler to sleep ~1 s made the
 # grader's own measurement ~1 s whatever the workload took, and a benchmark() that returns 1.0 without calling fn

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: benchmark_known_durations | reason: the workload takes | device: gpu | class: 4
+# outcome: rejected | kind: cheat | checks: benchmark_known_durations | reason: the workload takes / called the workload | device: gpu | class: 4
 # Found by an independent red team (on a CPU): benchmark() never measures. It returns a guessed period by call
 # order and calls fn on a fixed schedule of that period, so that on a CPU the pace at which calls reach the
 # grader (which may raise the truth there by up to half) follows the guess; it passed both benchmark checks on

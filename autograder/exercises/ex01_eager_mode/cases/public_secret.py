@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: benchmark_known_durations | reason: the workload takes | device: gpu | class: 4
+# outcome: rejected | kind: cheat | checks: benchmark_known_durations | reason: the workload takes / called the workload | device: gpu | class: 4
 # Found by an independent red team (2026-11-24): benchmark() never measures; it computes the workloads' durations
 # from the public self-study secret (what a grading without an instructor's secret uses) and returns them in the
 # order the checks ask. The durations are now drawn from the OS's randomness at every grading, so this is a guess

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: benchmark_known_durations | reason: the workload takes | device: any | class: 4
+# outcome: rejected | kind: cheat | checks: benchmark_known_durations | reason: the workload takes / called the workload | device: any | class: 4
 # benchmark() does not time anything: it looks for the duration in the caller's frames, the workload's closure
 # and every float the garbage collector knows, and returns a plausible one. The duration lives only in the judge.
 import gc
