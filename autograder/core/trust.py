@@ -80,6 +80,15 @@ class Request:
         if self.role not in ROLES:
             raise ValueError(f"request {self.name}: unknown role {self.role!r}")
 
+    @property
+    def clock(self) -> str:
+        """Where the request stands on the judge's clock. Every request is timed there (the session's ledger);
+        ``timed``: inside a measured block; ``charged``: counted in every budget window it falls in (03's compile
+        budget, 05's warm-up and unseen requests); ``after``: only after a verdict (an observation, for notes)."""
+        if self.role == OBSERVATION:
+            return "after"
+        return "timed" if self.name in ("block", "collect", "event") else "charged"
+
 
 def _course(path: str) -> str:
     return path if path.startswith("autograder.") else f"autograder.{path}"

@@ -34,10 +34,10 @@ def checks_table() -> str:
 
 
 def requests_table() -> str:
-    rows = ["| request | role | what the worker runs |", "|---|---|---|"]
+    rows = ["| request | role | on the judge's clock | what the worker runs |", "|---|---|---|---|"]
     for request in sorted(trust.REQUESTS.values(), key=lambda r: (trust.ROLES.index(r.role), r.name)):
         name = request.name.removeprefix("autograder.")
-        rows.append(f"| `{name}` | {request.role} | {_cell(request.runs)} |")
+        rows.append(f"| `{name}` | {request.role} | {request.clock} | {_cell(request.runs)} |")
     return "\n".join(rows)
 
 
@@ -45,7 +45,9 @@ def tables() -> str:
     return (f"{BEGIN}\n\n### What decides each check\n\n{checks_table()}\n\n### Every request the worker serves\n\n"
             f"Transport: moves what the judge verifies. Lifecycle: starts, maps, resets, limits, ends; decides "
             f"nothing (a limiter can only fail a submission). Observation: what the worker says about itself; read "
-            f"only after a verdict, for the notes (a verdict that reads one is the grader's error).\n\n"
+            f"only after a verdict, for the notes (a verdict that reads one is the grader's error). On the clock: "
+            f"every request is timed on the judge's clock (its ledger); timed: inside a measured block; charged: "
+            f"counted in every budget window it falls in; after: read only after the verdict.\n\n"
             f"{requests_table()}\n\n{END}")
 
 
