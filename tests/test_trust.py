@@ -191,3 +191,37 @@ def test_the_registry_says_what_each_request_is_for():
     assert trust.REQUESTS["events"].role == trust.OBSERVATION
     assert trust.REQUESTS["autograder.core.blocks:same"].role == trust.OBSERVATION
     assert trust.REQUESTS["block"].role == trust.TRANSPORT
+
+
+PARTIAL_REPLY = r"""
+import os, time
+import autograder.core.worker as _w
+def stall():
+    os.write(_w._END.conn.fileno(), b"\x00")  # one byte of a reply's 4-byte length, then nothing
+    time.sleep(600)
+def double(x):
+    return x * 2
+"""
+
+
+def test_a_reply_cut_short_keeps_the_judge_no_longer_than_the_calls_limit():
+    """A red team's worker wrote one byte of a reply's length header and slept: the judge waited in read() for good
+    (the deadline covered only the wait for the first byte), and no report was ever written."""
+    stall = fake_check("stall", "stall", 1, lambda ctx: ctx.call(Entry("stall"), what="stall()", timeout=2),
+                       ("stall",))
+    after = fake_check("after", "after", 1, lambda ctx: ctx.call(Entry("double"), 3, what="double(3)").value[
+        "value"] == 6 and "six", ("double",))
+    report = grade_source(PARTIAL_REPLY, Exercise("99_trust", "trust", ("double", "stall"), (stall, after), "-"))
+    assert "did not answer within 2 s" in report.result("stall").message
+    assert report.result("after").status == PASSED  # a fresh worker for the checks after it
+
+
+def test_what_a_worker_reports_about_itself_is_capped():
+    """A red team's worker sent 53,000 long 'changed settings' with every reply: 20 MB and 1.6 CPU-s of the judge's
+    each, a 94 MB report line."""
+    flood = ("import autograder.core.worker as _w\n"
+             "_w.Worker.state = lambda self: {'changed': ['x' * 280] * 50000, 'threads': ['t'] * 50000}\n" + DOUBLE)
+    check = fake_check("c", "c", 1, lambda ctx: [ctx.call(Entry("double"), 3, what="double(3)") for _ in range(3)]
+                       and "called", ("double",))
+    result = grade_source(flood, _exercise(check)).result("c")
+    assert result.status == FAILED and len(result.message) < 20_000

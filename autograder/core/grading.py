@@ -63,6 +63,9 @@ PACKAGE = Path(__file__).resolve().parent.parent  # the autograder package
 DEFAULT_TIMEOUT_S = 600
 CALL_TIMEOUT_S = 300  # one request; a grading's own deadline cuts it shorter (COURSE_CALL_TIMEOUT sets another)
 CALL_TIMEOUT_ENV = "COURSE_CALL_TIMEOUT"
+# Settings changes and threads a worker reports, kept per session: enough to name them; a red team's worker sent
+# 53,000 long items with every reply and grew the judge by 20 MB and 1.6 CPU-s a reply.
+MAX_REPORTED = 50
 
 
 def call_timeout() -> float:
@@ -422,9 +425,9 @@ class Session:
             raise WorkerGone(self.dead) from None
         for name in ("changed", "threads"):
             items = reply.get(name)
-            if isinstance(items, list):
-                kept = self.changes if name == "changed" else self.threads
-                kept.extend(visible(str(i)[:300]) for i in items)
+            kept = self.changes if name == "changed" else self.threads
+            if isinstance(items, list) and len(kept) < MAX_REPORTED:  # a few name the problem; millions are a flood
+                kept.extend(visible(str(i)[:300]) for i in items[:MAX_REPORTED - len(kept)])
         return reply
 
     def _limit(self) -> float:

@@ -23,6 +23,7 @@ import os
 import pickle
 import select
 import socket
+import struct
 import tempfile
 import time
 from dataclasses import dataclass
@@ -260,13 +261,38 @@ class JudgeEnd:
             with socket.fromfd(self.conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as sock:
                 sendfds(sock, list(fds))
 
+    def _read(self, n: int, deadline: float) -> bytes:
+        """Exactly ``n`` bytes of the socket, or TimeoutError at ``deadline``: a worker that sends part of a reply
+        and stops cannot keep the judge waiting past it (a red team's one byte of a length header held the judge in
+        read() for good, with no report)."""
+        chunks, got = [], 0
+        while got < n:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self.conn.fileno()], [], [], remaining)[0]:
+                raise TimeoutError
+            chunk = os.read(self.conn.fileno(), min(n - got, 1 << 20))
+            if not chunk:
+                raise WorkerGone("the connection closed in the middle of a reply")
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+
+    def _recv_bytes(self, deadline: float) -> bytes:
+        """One message as multiprocessing's Connection frames it (a 4-byte big-endian length, or -1 and an 8-byte
+        one), every byte read under ``deadline``."""
+        size = struct.unpack("!i", self._read(4, deadline))[0]
+        if size == -1:
+            size = struct.unpack("!Q", self._read(8, deadline))[0]
+        if size < 0 or size > MAX_REPLY_BYTES:
+            raise WorkerGone(f"the worker sent a reply of {size} bytes (at most {MAX_REPLY_BYTES} are read)")
+        return self._read(size, deadline)
+
     def receive(self, deadline: float) -> dict:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not self.conn.poll(remaining):
-            raise TimeoutError
         try:
-            data = self.conn.recv_bytes(MAX_REPLY_BYTES)
-        except (EOFError, OSError) as err:
+            data = self._recv_bytes(deadline)
+        except TimeoutError:
+            raise
+        except OSError as err:
             raise WorkerGone(f"the connection closed ({type(err).__name__})") from None
         try:
             reply = json.loads(data)

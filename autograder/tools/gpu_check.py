@@ -299,7 +299,7 @@ def selected_cases(exercise_ids, gpu_specific: bool = False, names: list[str] | 
 
 def case_verdict(summary: dict) -> str:
     """A case's line in redteam_gpu: what every grading did, or WRONG and how often it went wrong."""
-    word = "rejected" if summary["outcome"] == "rejected" else "passed"
+    word = {"rejected": "rejected", "diagnosed": "diagnosed"}.get(summary["outcome"], "passed")
     if summary["as_promised"] == summary["runs"]:
         return word if summary["runs"] == 1 else f"{word} {summary['runs']}/{summary['runs']}"
     return f"WRONG: {word} only {summary['as_promised']}/{summary['runs']}"
@@ -442,7 +442,12 @@ def gate_failures(results: dict) -> list[str]:
         ref = res.get("reference")
         if ref and ref["passed"] != ref["runs"]:
             bad.append(f"{ex} reference passed {ref['passed']}/{ref['runs']}")
-        bad += [f"{ex} wrong {n} passed {s['passed']}" for n, s in res.get("wrong", {}).items() if s["passed"]]
+        # a wrong approach must never pass, unless what is wrong is only the worker's word (outcome "diagnosed":
+        # its checks pass and a note says what is wrong; its promise is checked as_promised)
+        bad += [f"{ex} wrong {n} passed {s['passed']}" for n, s in res.get("wrong", {}).items()
+                if s["passed"] and s.get("outcome") != "diagnosed"]
+        bad += [f"{ex} wrong {n}: as promised only {s['as_promised']}/{s['runs']}"
+                for n, s in res.get("wrong", {}).items() if s.get("as_promised", s["runs"]) != s["runs"]]
     return bad
 
 

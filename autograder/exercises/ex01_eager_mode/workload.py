@@ -52,12 +52,19 @@ class _Driver:
 
     @classmethod
     def device_pointer(cls, host: torch.Tensor) -> int:
-        """``host`` (a page of shared memory) registered with CUDA: its address as the GPU sees it."""
+        """``host`` (a page of shared memory) registered with CUDA: its address as the GPU sees it. The caller keeps
+        ``host`` alive as long as the GPU may use it: unmapped, its addresses could be mapped again for another
+        page, which CUDA would still hold registered (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, seen on an H100
+        once a benchmark's own allocations moved the address space around)."""
         import ctypes
 
         lib = cls.lib()
-        cls.check(lib.cuMemHostRegister_v2(ctypes.c_void_p(host.data_ptr()), ctypes.c_size_t(host.numel() * 4),
-                                           ctypes.c_uint(1 | 2)), "cuMemHostRegister")  # PORTABLE | DEVICEMAP
+        address, size = ctypes.c_void_p(host.data_ptr()), ctypes.c_size_t(host.numel() * host.element_size())
+        result = lib.cuMemHostRegister_v2(address, size, ctypes.c_uint(1 | 2))  # PORTABLE | DEVICEMAP
+        if result == 712:  # a stale registration of these addresses (a page mapped there before): renew it
+            lib.cuMemHostUnregister(address)
+            result = lib.cuMemHostRegister_v2(address, size, ctypes.c_uint(1 | 2))
+        cls.check(result, "cuMemHostRegister")
         pointer = ctypes.c_uint64()
         cls.check(lib.cuMemHostGetDevicePointer_v2(ctypes.byref(pointer), ctypes.c_void_p(host.data_ptr()),
                                                    ctypes.c_uint(0)), "cuMemHostGetDevicePointer")
@@ -86,7 +93,7 @@ def paced_workload(flags: torch.Tensor | None = None, device: str = "cpu"):
     _Driver.lib()
     base = _Driver.device_pointer(flags)
     progress, release = ctypes.c_uint64(base + 4 * PROGRESS), ctypes.c_uint64(base + 4 * RELEASE)
-    state = {"calls": 0}
+    state = {"calls": 0, "page": flags}  # the page stays mapped (and registered) while the workload lives
 
     def workload():
         state["calls"] += 1

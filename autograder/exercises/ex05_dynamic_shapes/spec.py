@@ -35,7 +35,8 @@ MAX_GRAPHS = 6
 # make_server plus the warm-up stream. Measured on an H200 with cold caches: buckets under reduce-overhead
 # 8 s, automatic dynamic 1 s; compiling every length separately does not fit.
 COMPILE_BUDGET_S = 120.0
-# Where the graph count is not what is graded, a server is still stopped before it compiles without end.
+# A server that compiles without end is stopped after this many graphs, the same in every check (a budget that
+# differed between checks told a red team's server which check was watching).
 RUNAWAY_GRAPHS = 16
 # fp32, fused reductions and padded (masked) keys: 1e-6 absolute from eager on outputs of size ~1 (H200);
 # padding that is not masked is off by 0.02..1.
@@ -147,9 +148,9 @@ def check_few_graphs(ctx: GradeContext):
     honest = HONEST_FACTOR * _eager_request_s(ctx, reference, warm) + HONEST_FLOOR_S
     with ctx.session.stopped_between_requests():
         start = _perf_counter()
-        model, handle = _server(ctx, MAX_GRAPHS)
+        model, handle = _server(ctx, RUNAWAY_GRAPHS)
         warm_s = [_serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})",
-                         MAX_GRAPHS)[0] for i, t in enumerate(warm)]
+                         RUNAWAY_GRAPHS)[0] for i, t in enumerate(warm)]
         seconds = _perf_counter() - start
         if seconds > COMPILE_BUDGET_S:
             raise CheckFailed(f"make_server and the warm-up stream took {seconds:.0f} s, over the compile budget of "
@@ -159,7 +160,7 @@ def check_few_graphs(ctx: GradeContext):
         for i, t in enumerate(unseen):
             x = _x(ctx, "unseen", i, t)
             what = f"unseen request {i + 1} (length {t}, never sent before)"
-            took, out = _serve(ctx, handle, x, what, MAX_GRAPHS, stance="fail_on_recompile")
+            took, out = _serve(ctx, handle, x, what, RUNAWAY_GRAPHS, stance="fail_on_recompile")
             if took > spike:
                 raise CheckFailed(f"{what} took {took * 1e3:.0f} ms on the grader's clock, {took / steady:.0f}x the "
                                   f"server's steady {steady * 1e3:.1f} ms: something compiled while serving it",
@@ -239,7 +240,25 @@ def check_speed(ctx: GradeContext):
     baseline, reference = (build_model(ctx.size, _seed(ctx), ctx.device) for _ in range(2))
     timed = Timed(args=lambda gen, i: (torch.randn(1, unseen[i % len(unseen)], d, generator=gen, device=ctx.device),),
                   tol=TOL, chain=f"{WORKLOAD}:overlap_chain", stance="fail_on_recompile")
-    return speed_check(ctx, baseline, handle.ref, timed, name="handle", reference=reference)
+    message, details = speed_check(ctx, baseline, handle.ref, timed, name="handle", reference=reference)
+    _no_compile_while_serving(ctx)
+    return message, details
+
+
+def _no_compile_while_serving(ctx: GradeContext) -> None:
+    """The speed check serves the unseen lengths too, its warm-up one request at a time: no block of it may take
+    a compile's time beyond its requests' steady latency (the judge's clock). Else a server that could tell the
+    checks apart (a red team read which graph budget was installed) served few_graphs eagerly and compiled
+    lazily here, where the stance that forbids it is the worker's to change."""
+    _, cand, _ = ctx.notes.get("speed", (None, None, None))
+    if cand is None or not cand.per_call:
+        return
+    steady = statistics.median(cand.per_call)
+    worst, calls = max((seconds - n * steady, n) for seconds, n in cand.blocks)
+    if worst > SPIKE_S:
+        raise CheckFailed(f"during the speed check a block of {calls} request(s) of lengths never seen before took "
+                          f"{worst * 1e3:.0f} ms beyond their steady time on the grader's clock: something compiled "
+                          "while serving them", _RECOMPILE_HINT)
 
 
 EXERCISE = Exercise(
