@@ -13,8 +13,9 @@ Each file starts with one header line:
 * checks: the checks that must fail (or pass) wherever the case runs; ``*``: every check;
 * gpu_checks: checks that must also fail on a GPU (the speed gate exists only there);
 * reason: words the failure message (or hint) must contain (``a / b``: either);
-* note: words a diagnosis note (what the worker said about itself, never graded) must contain, wherever the case
-  runs (``a / b``: either): how a wrong structure that no fact of the judge's shows is still pointed out;
+* note: words a diagnosis note (what the worker said about itself, never graded) must contain (``a / b``: either),
+  where the note is what tells the case: a diagnosed case, and a rejected one on a device where what rejects it
+  (a timed check) cannot run: how a wrong structure that no fact of the judge's shows is still pointed out;
 * device: where the case runs at all: ``any``, ``cpu`` or ``gpu``;
 * class: for cheats, which kind of attack it is (docs/THREAT_MODEL.md numbers them).
 """
@@ -115,6 +116,4 @@ def verdict(case: Case, report: Report, cuda: bool = False) -> tuple[bool, str]:
     messages = " ".join(f"{r.message} {r.hint}" for r in targets).lower()
     if not any(reason.strip().lower() in messages for reason in case.reason.split(" / ")):
         return False, f"rejected, but not for the expected reason {case.reason!r}: {messages[:400]}"
-    if missing_note:
-        return False, f"rejected, but {missing_note}"
     return True, "rejected"

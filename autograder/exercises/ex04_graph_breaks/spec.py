@@ -31,7 +31,12 @@ WORKLOAD = "autograder.exercises.ex04_graph_breaks.workload"
 # (H200 and CPU). Dropping a branch is off by ~1.
 TOL = Tolerance(rtol=1e-4, atol=1e-4)
 # no_graph_breaks: the fix, compiled, against the original compiled with its breaks (the judge's own compile).
-NO_BREAK_GATE = 1.25
+# Measured on H100s, torch 2.11 (2026-11-27, one grading each unless said): the reference (torch.where) 1.88x-2.68x
+# (5 gradings, rounds 1.82x..2.91x); torch.cond (honest: its predicate is read on the host once per block) 1.28x,
+# rounds 1.03x..1.59x; still breaking: the .item() kept 0.95x (0.90..1.21), configuration tricks 0.65x-1.03x, the
+# original 0.65x, a disabled region 0.84x. Every round must clear the gate to pass: 1.1 passes what removed the
+# breaks, cond included, and refuses or leaves inconclusive what kept one.
+NO_BREAK_GATE = 1.1
 ORIGINAL_COMPILED = "torch.compile of the original BrokenBlock stack, with its graph breaks"
 
 

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: - | gpu_checks: no_graph_breaks | reason: too slow | note: graph break | device: any | class: 2
+# outcome: rejected | kind: cheat | checks: - | gpu_checks: no_graph_breaks | reason: too slow / inconclusive | note: graph break | device: any | class: 2
 # Keeps the .item() and turns on capture_scalar_outputs at import, so that the grader's own compile would trace
 # the Python float instead of breaking there. The worker puts the compiler configuration back before the
 # grader compiles.

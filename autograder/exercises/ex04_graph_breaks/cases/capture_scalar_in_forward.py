@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: - | gpu_checks: no_graph_breaks | reason: too slow | note: changed the compiler's configuration | device: any | class: 2
+# outcome: rejected | kind: cheat | checks: - | gpu_checks: no_graph_breaks | reason: too slow / inconclusive | note: changed the compiler's configuration | device: any | class: 2
 # Found by an independent red team (2026-11-25): keeps the .item() break and turns on capture_scalar_outputs from the
 # eager path of forward, after the worker has put the configuration back, so the grader's own compile of the stack
 # traced .item() without a break. The count now checks that the eager run left the configuration alone.

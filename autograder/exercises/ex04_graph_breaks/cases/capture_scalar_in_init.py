@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: - | gpu_checks: no_graph_breaks | reason: too slow | note: graph break | device: any | class: 2
+# outcome: rejected | kind: cheat | checks: - | gpu_checks: no_graph_breaks | reason: too slow / inconclusive | note: graph break | device: any | class: 2
 # The same, with the configuration changed in __init__ (which runs when the grader builds the stack, after the
 # worker restored the configuration once): the worker restores it again before the grader's own compile.
 import torch

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: wrong | checks: - | gpu_checks: no_graph_breaks,speed | reason: too slow | note: graph break | device: any
+# outcome: rejected | kind: wrong | checks: - | gpu_checks: no_graph_breaks,speed | reason: too slow / inconclusive | note: graph break | device: any
 # Known wrong: torch._dynamo.disable on the awkward part. The graph breaks are still there, just declared:
 # fullgraph=True refuses the disabled call, and the disabled part runs eagerly (no speedup).
 import torch

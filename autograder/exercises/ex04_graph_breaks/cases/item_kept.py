@@ -1,4 +1,4 @@
-# outcome: rejected | kind: wrong | checks: - | gpu_checks: no_graph_breaks | reason: too slow | note: graph break | device: any
+# outcome: rejected | kind: wrong | checks: - | gpu_checks: no_graph_breaks | reason: too slow / inconclusive | note: graph break | device: any
 # Known wrong: the branch and the logging are fixed, but the spread is still a Python float from .item().
 # fullgraph=True accepts it (captured as a symbol since torch 2.10); the default compile still breaks there.
 import torch
