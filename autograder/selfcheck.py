@@ -115,8 +115,13 @@ def report_for(exercise_id: str, namespace: dict, progress=None) -> Report:
 
 
 def _raise_unless_passed(result) -> None:
-    if result.status == PASSED or (result.status == SKIPPED and skip_allowed()):
+    """A skip (a check that needs a GPU, on a machine without one) lets papermill and CI go on where skipping is
+    allowed; under nbgrader it is a graded cell that earned nothing, and fails as such: the feedback and the
+    gradebook then say what the trusted record says (0, not graded)."""
+    if result.status == PASSED or (result.status == SKIPPED and skip_allowed() and not _nbgrader_autograde()):
         return
+    if result.status == SKIPPED:
+        raise CheckFailed(f"not graded, 0 points: {result.message}", result.hint)
     raise CheckFailed(result.message, result.hint)
 
 

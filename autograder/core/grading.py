@@ -626,6 +626,8 @@ class GradeContext:
     prepared: dict = field(default_factory=dict)  # what Exercise.prepare built before the worker existed
     notes: dict = field(default_factory=dict)  # what a check measured for a later one (Check.uses)
     sources: list[str] | None = None  # the submission's code as the judge read it (never the worker's account of it)
+    cleanups: list = field(default_factory=list)  # run when the check (and its diagnosis) ends, however it ended
+    diagnose: bool = True  # run checks' diagnoses (not on nbgrader's hidden stream: its notes are shown nowhere)
 
     @property
     def cuda(self) -> bool:
@@ -796,12 +798,12 @@ def default_device() -> torch.device:
 
 def grade(exercise: Exercise, session: Session, load: dict, *, device, secret: str, policy: Policy,
           only: list[str] | None = None, progress=None, prepared: dict | None = None,
-          reload=None, sources: list[str] | None = None) -> list[CheckResult]:
+          reload=None, sources: list[str] | None = None, diagnose: bool = True) -> list[CheckResult]:
     """Run ``exercise``'s checks against the worker behind ``session``; never raises for bad code. ``reload``:
     called when a check left the worker dead (a hang killed at its call's limit, a crash), to give the checks
     after it a fresh worker: one function that never returns costs its own checks, not another function's."""
     ctx = GradeContext(exercise, session, torch.device(device), secret, policy, prepared=prepared or {},
-                       sources=sources)
+                       sources=sources, diagnose=diagnose)
     ctx.notes["load_s"] = float(load.get("load_s") or 0.0)  # the judge's clock around loading the submission
     wanted = set(only or ())
     wanted |= {used for c in exercise.checks if c.id in wanted for used in c.uses}
@@ -891,17 +893,21 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
         audit(check, [name for name, _ in session.ledger[ledger_before:]])
     except GraderError as err:  # the grader's own fault: said as such, and no points on its word either
         return result(FAILED, f"grader error: {err}", "this is a fault of the grader, not of your code: report it")
-    if check.diagnose is not None and not session.dead:
-        try:
-            notes.extend(visible(str(n))[:1000] for n in check.diagnose(ctx) or [])
-        except Exception as err:  # noqa: BLE001 - a diagnosis explains; it never fails a check
-            notes.append(f"(no diagnosis: {visible(type(err).__name__)}: {visible(str(err))[:200]})")
-        finally:
-            session.resume()
+    try:
+        if check.diagnose is not None and ctx.diagnose and not session.dead:
             try:
-                ctx.drop_pools()
-            except WorkerGone:
-                pass
+                notes.extend(visible(str(n))[:1000] for n in check.diagnose(ctx) or [])
+            except Exception as err:  # noqa: BLE001 - a diagnosis explains; it never fails a check
+                notes.append(f"(no diagnosis: {visible(type(err).__name__)}: {visible(str(err))[:200]})")
+            finally:
+                session.resume()
+                try:
+                    ctx.drop_pools()
+                except WorkerGone:
+                    pass
+    finally:
+        while ctx.cleanups:
+            ctx.cleanups.pop()()
     return verdict
 
 
@@ -1010,7 +1016,7 @@ def grade_session(exercise: Exercise, session: Session, *, device, secret: str, 
     report = Report(exercise.id, results, {**environment(), "load_s": load_s}, 0.0, policy.allow_skip)
     if hidden:
         report.hidden = grade(exercise, session, load, device=device, secret=secret + HIDDEN, policy=policy,
-                              only=list(exercise.hidden_checks), reload=reload, sources=sources)
+                              only=list(exercise.hidden_checks), reload=reload, sources=sources, diagnose=False)
     if session.restarts:
         report.environment["worker_restarts"] = session.restarts
     report.seconds = time.perf_counter() - start

@@ -30,14 +30,13 @@ from autograder.exercises.ex05_dynamic_shapes.workload import CONFIGS, build_mod
 ID = "05_dynamic_shapes"
 WORKLOAD = "autograder.exercises.ex05_dynamic_shapes.workload"
 # Naive compiles hit the recompile limit (8) and stop there; four or five length buckets, or one dynamic
-# graph (automatic dynamic makes 2), fit with room to spare.
+# graph (automatic dynamic makes 2), fit with room to spare. Every check stops a server at its 7th graph (the worker
+# raises: it can only fail a submission), the same in every check: a budget that differed between checks told a
+# red team's server which check was watching.
 MAX_GRAPHS = 6
 # make_server plus the warm-up stream. Measured on an H200 with cold caches: buckets under reduce-overhead
 # 8 s, automatic dynamic 1 s; compiling every length separately does not fit.
 COMPILE_BUDGET_S = 120.0
-# A server that compiles without end is stopped after this many graphs, the same in every check (a budget that
-# differed between checks told a red team's server which check was watching).
-RUNAWAY_GRAPHS = 16
 # fp32, fused reductions and padded (masked) keys: 1e-6 absolute from eager on outputs of size ~1 (H200);
 # padding that is not masked is off by 0.02..1.
 TOL = Tolerance(rtol=1e-4, atol=1e-4)
@@ -148,9 +147,9 @@ def check_few_graphs(ctx: GradeContext):
     honest = HONEST_FACTOR * _eager_request_s(ctx, reference, warm) + HONEST_FLOOR_S
     with ctx.session.stopped_between_requests():
         start = _perf_counter()
-        model, handle = _server(ctx, RUNAWAY_GRAPHS)
+        model, handle = _server(ctx, MAX_GRAPHS)
         warm_s = [_serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})",
-                         RUNAWAY_GRAPHS)[0] for i, t in enumerate(warm)]
+                         MAX_GRAPHS)[0] for i, t in enumerate(warm)]
         seconds = _perf_counter() - start
         if seconds > COMPILE_BUDGET_S:
             raise CheckFailed(f"make_server and the warm-up stream took {seconds:.0f} s, over the compile budget of "
@@ -160,7 +159,7 @@ def check_few_graphs(ctx: GradeContext):
         for i, t in enumerate(unseen):
             x = _x(ctx, "unseen", i, t)
             what = f"unseen request {i + 1} (length {t}, never sent before)"
-            took, out = _serve(ctx, handle, x, what, RUNAWAY_GRAPHS, stance="fail_on_recompile")
+            took, out = _serve(ctx, handle, x, what, MAX_GRAPHS, stance="fail_on_recompile")
             if took > spike:
                 raise CheckFailed(f"{what} took {took * 1e3:.0f} ms on the grader's clock, {took / steady:.0f}x the "
                                   f"server's steady {steady * 1e3:.1f} ms: something compiled while serving it",
@@ -197,7 +196,7 @@ def few_graphs_diagnosis(ctx: GradeContext) -> list[str]:
     _, _, _, lo, _, _, _ = CONFIGS[ctx.size]
     before = ctx.call(Fn(f"{WORKLOAD}:requests_of"), model.ref, what="reading model.requests").value.get("value")
     for i in range(3):
-        _serve(ctx, handle, _x(ctx, "counting", i, lo), f"counting request {i + 1}", RUNAWAY_GRAPHS)
+        _serve(ctx, handle, _x(ctx, "counting", i, lo), f"counting request {i + 1}", MAX_GRAPHS)
     after = ctx.call(Fn(f"{WORKLOAD}:requests_of"), model.ref, what="reading model.requests").value.get("value")
     if not (isinstance(before, int) and isinstance(after, int) and after - before == 3):
         notes.append(f"model.requests went from {before!r} to {after!r} over 3 requests: the monitoring no longer "
@@ -216,7 +215,7 @@ def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
 
 
 def check_outputs_match(ctx: GradeContext):
-    _, handle = _server(ctx, RUNAWAY_GRAPHS)
+    _, handle = _server(ctx, MAX_GRAPHS)
     try:
         with torch.no_grad():
             n = ctx.trials(handle.ref, build_model(ctx.size, _seed(ctx), ctx.device), correctness_cases(ctx), TOL,
@@ -224,7 +223,7 @@ def check_outputs_match(ctx: GradeContext):
     except CheckFailed as err:
         cause = err.__cause__
         if isinstance(cause, RemoteError) and "GraphBudgetExceeded" in cause.chain:
-            raise _too_many_graphs("while the lengths were checked", RUNAWAY_GRAPHS) from None
+            raise _too_many_graphs("while the lengths were checked", MAX_GRAPHS) from None
         raise
     return (f"matches the eager model on {n} lengths, the shortest and longest included "
             f"(rtol={TOL.rtol:g}, atol={TOL.atol:g})")
@@ -233,10 +232,10 @@ def check_outputs_match(ctx: GradeContext):
 def check_speed(ctx: GradeContext):
     d = CONFIGS[ctx.size][0]
     warm, unseen = stream_lengths(ctx)
-    _, handle = _server(ctx, RUNAWAY_GRAPHS)
+    _, handle = _server(ctx, MAX_GRAPHS)
     ctx.gate()  # on a CPU: "needs a CUDA GPU" now, before the stream (an unwritten server failed above)
     for i, t in enumerate(warm):
-        _serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})", RUNAWAY_GRAPHS)
+        _serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})", MAX_GRAPHS)
     baseline, reference = (build_model(ctx.size, _seed(ctx), ctx.device) for _ in range(2))
     timed = Timed(args=lambda gen, i: (torch.randn(1, unseen[i % len(unseen)], d, generator=gen, device=ctx.device),),
                   tol=TOL, chain=f"{WORKLOAD}:overlap_chain", stance="fail_on_recompile")

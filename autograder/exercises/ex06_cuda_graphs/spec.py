@@ -142,7 +142,13 @@ def check_fresh_process(ctx: GradeContext):
     scratch = tempfile.mkdtemp(prefix="autograder-fresh-")
     fresh = Session.spawn(timeout=FRESH_PROCESS_TIMEOUT_S, scratch=Path(scratch))
     fresh.timeout = FRESH_PROCESS_TIMEOUT_S
-    ctx.notes["fresh"] = (fresh, scratch)  # the diagnosis reads its counters, then closes it
+    ctx.notes["fresh"] = fresh  # the diagnosis reads its counters; closed when the check ends, however it ends
+
+    def close():
+        ctx.notes.pop("fresh", None)
+        fresh.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    ctx.cleanups.append(close)
     try:
         return _in_fresh_process(ctx, fresh, source)
     except WorkerGone as err:
@@ -183,25 +189,18 @@ def _in_fresh_process(ctx: GradeContext, fresh: Session, source: str):
 
 def fresh_process_diagnosis(ctx: GradeContext) -> list[str]:
     """What the fresh process says about itself: CUDA-graph captures and torch.compile graphs (not graded)."""
-    found = ctx.notes.pop("fresh", None)
-    if found is None:
+    fresh = ctx.notes.get("fresh")
+    if fresh is None or fresh.dead:
         return []
-    fresh, scratch = found
-    try:
-        if fresh.dead:
-            return []
-        counts = fresh.invoke(Fn(f"{WORKLOAD}:fresh_counts"), keep=False).value.get("value") or {}
-        counts = counts if isinstance(counts, dict) else {}
-        if counts.get("graphs"):
-            return [f"make_graphed_step compiled {counts['graphs']} graph(s) with torch.compile: this exercise is "
-                    "about capturing CUDA graphs by hand (torch.cuda.CUDAGraph, torch.cuda.graph)"]
-        if not counts.get("captures"):
-            return ["make_graphed_step never captured a CUDA graph (torch.cuda.CUDAGraph.capture_begin was not "
-                    "called): capture the step: with torch.cuda.graph(g): static_out = model(static_in)"]
-        return [f"{counts['captures']} CUDA graph capture(s), no torch.compile"]
-    finally:
-        fresh.close()
-        shutil.rmtree(scratch, ignore_errors=True)
+    counts = fresh.invoke(Fn(f"{WORKLOAD}:fresh_counts"), keep=False).value.get("value") or {}
+    counts = counts if isinstance(counts, dict) else {}
+    if counts.get("graphs"):
+        return [f"make_graphed_step compiled {counts['graphs']} graph(s) with torch.compile: this exercise is "
+                "about capturing CUDA graphs by hand (torch.cuda.CUDAGraph, torch.cuda.graph)"]
+    if not counts.get("captures"):
+        return ["make_graphed_step never captured a CUDA graph (torch.cuda.CUDAGraph.capture_begin was not "
+                "called): capture the step: with torch.cuda.graph(g): static_out = model(static_in)"]
+    return [f"{counts['captures']} CUDA graph capture(s), no torch.compile"]
 
 
 def check_speed(ctx: GradeContext):

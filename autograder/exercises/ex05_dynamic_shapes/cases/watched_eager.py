@@ -1,9 +1,11 @@
-# outcome: rejected | kind: cheat | checks: few_graphs,speed | reason: something compiled while serving | device: any | class: 4
+# outcome: rejected | kind: cheat | checks: - | gpu_checks: speed | reason: too slow | note: nothing was compiled | device: any | class: 4
 # Found by an independent red team (2026-11-27, CPU): reads which graph budget the grader installed (6 in few_graphs,
 # 16 elsewhere) and serves few_graphs eagerly (nothing compiles, no spike), compiling lazily per bucket in the other
-# checks, under a stance it sets back inside the call: few_graphs 3/3 and 10/10 in all with cpu_gate. The budget is now
-# the same in every check, and the speed check's blocks of unseen lengths, warm-up included, may not take a
-# compile's time on the judge's clock either.
+# checks, under a stance it sets back inside the call: few_graphs 3/3 and 10/10 in all with cpu_gate. Every check now
+# installs the same budget, so it cannot tell them apart: it serves every check eagerly (what an eager server earns:
+# few_graphs is true of it, the speed check on a GPU is not), and a server lazy in every check meets few_graphs'
+# clock (cases lazy_buckets, stance_inside). The speed check's blocks of unseen lengths may not take a compile's
+# time either.
 import torch
 
 
