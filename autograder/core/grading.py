@@ -877,8 +877,8 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
     except RemoteError as err:
         verdict = result(FAILED, f"your code raised {err.describe()}",
                          "run the function on a small input in a cell of its own and read the traceback")
-    except GraderError:
-        raise
+    except GraderError as err:  # the grader broke its own rule (a pool from the wrong memory, ...): said as such
+        verdict = result(FAILED, f"grader error: {err}", "this is a fault of the grader, not of your code: report it")
     except Exception as err:  # noqa: BLE001 - a reply the judge could not use (malformed), never a crash
         verdict = result(FAILED, f"this check could not be graded: {type(err).__name__}: {visible(str(err))[:300]} "
                          "(a reply from your process the grader could not use, or a fault of the grader's own)",
