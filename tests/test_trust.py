@@ -225,3 +225,13 @@ def test_what_a_worker_reports_about_itself_is_capped():
                        and "called", ("double",))
     result = grade_source(flood, _exercise(check)).result("c")
     assert result.status == FAILED and len(result.message) < 20_000
+
+
+def test_the_graders_own_error_inside_a_verdict_is_reported_as_such_and_the_grading_goes_on():
+    def broken(ctx):
+        raise trust.GraderError("a pool from the wrong memory")
+
+    report = grade_source(DOUBLE, _exercise(fake_check("broken", "broken", 1, broken, ("double",)),
+                                            fake_check("next", "next", 1, lambda ctx: "fine", ("double",))))
+    assert report.result("broken").message == "grader error: a pool from the wrong memory"
+    assert report.result("broken").points == 0 and report.result("next").status == PASSED
