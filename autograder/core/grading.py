@@ -897,6 +897,9 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
         if check.diagnose is not None and ctx.diagnose and not session.dead:
             try:
                 notes.extend(visible(str(n))[:1000] for n in check.diagnose(ctx) or [])
+                # figures a diagnosis read from the worker (GPU busy): in the details, for the card and the GPU
+                # table, which say whose word they are; never in the verdict
+                verdict.details.update(ctx.notes.pop("diagnosed", {}))
             except Exception as err:  # noqa: BLE001 - a diagnosis explains; it never fails a check
                 notes.append(f"(no diagnosis: {visible(type(err).__name__)}: {visible(str(err))[:200]})")
             finally:

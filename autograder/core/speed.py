@@ -480,6 +480,7 @@ def speed_diagnosis(ctx) -> list[str]:
     busy = _gpu_busy(ctx, cand, comparison.candidate.median_s) if ctx.cuda else None
     if busy is not None:
         notes.append(f"GPU busy {busy:.0%} of the wall time")
+        ctx.notes["diagnosed"] = {"gpu_busy": busy}  # into the result's details, for the card and the GPU table
     if comparison.verdict != "pass":
         reasons = diagnose_speed(comparison, events, cuda=ctx.cuda, expect_compiled=timed.expect_compiled,
                                  busy=busy)
