@@ -257,3 +257,22 @@ def test_the_compiled_original_computes_what_the_original_computes():
             torch.testing.assert_close(compiled(x), eager(x), rtol=1e-4, atol=1e-4)
 
 
+
+
+@pytest.mark.parametrize("exercise_id", sorted(EXERCISES))
+def test_no_hint_gives_a_line_of_the_reference_solution_away(exercise_id):
+    """Hints lead, one step at a time; none is the answer (exercise 01's last hint once was its solution, word for
+    word). Every statement of the solution cells of 24 characters or more, that the task's own text does not show,
+    stays out of every hint."""
+    import re
+
+    nb = nbformat.read(REPO / "solutions" / exercise_id / f"{exercise_id}.ipynb", as_version=4)
+    shown = " ".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    solution = [line.split("#")[0].strip() for c in nb.cells if c.cell_type == "code"
+                for block in re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", c.source, re.S)
+                for line in block.splitlines()]
+    secret = [line for line in solution if len(line) >= 24 and line not in shown]
+    for check, hints in EXERCISES[exercise_id].hints.items():
+        for hint in hints:
+            leaked = [line for line in secret if line in hint]
+            assert not leaked, f"{check}'s hint {hint!r} gives away {leaked}"

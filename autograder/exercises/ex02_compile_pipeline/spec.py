@@ -358,7 +358,8 @@ EXERCISE = Exercise(
         "recorder_ops": [
             "Walk gm.graph.nodes; each node has .op ('placeholder', 'call_function', 'call_method', "
             "'call_module', 'get_attr', 'output') and .target.",
-            "collections.Counter(n.target for n in gm.graph.nodes if n.op in (...)) is the whole count.",
+            "Print gm.graph for a small function compiled with your recorder: which nodes are ops, and what is the "
+            "target of each? collections.Counter counts what you give it.",
         ],
         "train_step_correct": [
             "step(x, y) must do what train_step does: forward, mse loss, backward, optimizer.step(), zero_grad.",
