@@ -424,3 +424,21 @@ def test_one_student_is_regraded_through_the_trusted_unit_and_no_one_else_change
     assert {check: float(score) for (student, check), score in after.items() if student == "bob"} == \
         {check: report.cell_score(checks[check]) for check in FULL}
     assert report.result("fast_gelu_bias_correct").passed  # the resubmitted reference, graded for real
+
+
+def test_everything_a_class_writes_is_git_ignored_and_left_out_of_lint(graded_class):
+    """After a class graded in the course folder, `git status` shows no student's work and `make test`'s lint does not
+    read it (results/ and executed/ once were neither: ruff failed on students' notebooks)."""
+    import subprocess
+    import tomllib
+
+    written = sorted(p.name + ("/" if p.is_dir() else "") for p in graded_class.iterdir()
+                     if p.name not in ("solutions", "exercises", "nbgrader_config.py", "record-summary.json"))
+    assert {"results/", "executed/", "autograded/", "feedback/", "submitted/", "gradebook.db", "grades.csv"} <= \
+        set(written), written
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", *[f"{name}x" if name.endswith("/") else name
+                                                                      for name in written]],
+                             cwd=REPO, capture_output=True, text=True).stdout.split()
+    assert len(ignored) == len(written), f"not git-ignored: {sorted(set(written) - {i.rstrip('x') for i in ignored})}"
+    excluded = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["ruff"]["extend-exclude"]
+    assert {name.rstrip("/") for name in written if name.endswith("/")} <= set(excluded)
