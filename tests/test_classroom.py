@@ -430,6 +430,7 @@ def test_everything_a_class_writes_is_git_ignored_and_left_out_of_lint(graded_cl
     """After a class graded in the course folder, `git status` shows no student's work and `make test`'s lint does not
     read it (results/ and executed/ once were neither: ruff failed on students' notebooks)."""
     import subprocess
+
     import tomllib
 
     written = sorted(p.name + ("/" if p.is_dir() else "") for p in graded_class.iterdir()
