@@ -118,3 +118,28 @@ def test_precision_study_measures_bf16_error_and_puts_the_matmul_precision_back(
     with pytest.raises(ValueError, match="unknown precision"):
         with precision.precision("fp8", "cpu"):
             pass
+
+
+def test_cuda_graph_skips_are_logged_where_the_lessons_send_a_learner(capfd):
+    """Lessons 2 (the troubleshooting map), 4 and 6 send a learner to TORCH_LOGS="cudagraphs" for why CUDA graphs were
+    skipped ("perf_hints" only before torch 2.11): on the installed torch the skip is a record of the cudagraphs
+    artifact (a warning, so it prints even without TORCH_LOGS), not of perf_hints."""
+    import json
+
+    from torch._inductor import cudagraph_utils
+
+    from autograder.tools.paths import REPO
+
+    capfd.readouterr()
+    torch._logging.set_logs(cudagraphs=True)
+    try:
+        cudagraph_utils.log_cudagraph_skip_and_bump_counter("skipping cudagraphs due to a probe")
+    finally:
+        torch._logging.set_logs()
+    printed = capfd.readouterr()
+    line = next(line for line in (printed.err + printed.out).splitlines() if "due to a probe" in line)
+    assert "[__cudagraphs]" in line and "perf_hints" not in line
+    for lesson in ("02_compile_pipeline", "04_graph_breaks", "06_cuda_graphs"):
+        text = "".join("".join(c["source"]) for c in json.loads((REPO / "lessons" / f"{lesson}.ipynb").read_text())[
+            "cells"])
+        assert 'TORCH_LOGS="cudagraphs"' in text, lesson
