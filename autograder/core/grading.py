@@ -401,10 +401,6 @@ class Session:
             self.stop_between = False
             self.resume()
 
-    def worker_seconds(self, since: int) -> float:
-        """The judge's clock over every request since ledger entry ``since``: all the time the worker had."""
-        return sum(seconds for _, seconds in self.ledger[since:])
-
     def _call(self, op: str, deadline: float, timeout: float | None, fds, fields: dict) -> dict:
         try:
             self.end.send({"op": op, **fields}, fds)
@@ -834,6 +830,16 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
         return CheckResult(check.id, check.title, check.kind, points, check.points, status, message, hint,
                            details or {}, trust_label(check), notes)
 
+    def grader_error(err: GraderError) -> CheckResult:  # the grader broke its own rule: said as such, no points
+        return result(FAILED, f"grader error: {err}", "this is a fault of the grader, not of your code: report it")
+
+    def settle() -> None:  # the worker running again and the check's pools gone, however a phase ended
+        session.resume()
+        try:
+            ctx.drop_pools()
+        except WorkerGone:
+            pass
+
     entries = load.get("entry_points", {})
     entries = entries if isinstance(entries, dict) else {}
     missing = [n for n in check.needs if not (isinstance(entries.get(n), dict) and entries[n].get("callable"))]
@@ -877,22 +883,18 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
     except RemoteError as err:
         verdict = result(FAILED, f"your code raised {err.describe()}",
                          "run the function on a small input in a cell of its own and read the traceback")
-    except GraderError as err:  # the grader broke its own rule (a pool from the wrong memory, ...): said as such
-        verdict = result(FAILED, f"grader error: {err}", "this is a fault of the grader, not of your code: report it")
+    except GraderError as err:  # a pool from the wrong memory, ...
+        verdict = grader_error(err)
     except Exception as err:  # noqa: BLE001 - a reply the judge could not use (malformed), never a crash
         verdict = result(FAILED, f"this check could not be graded: {type(err).__name__}: {visible(str(err))[:300]} "
                          "(a reply from your process the grader could not use, or a fault of the grader's own)",
                          "if your code does not change the grader's functions, report this as a grader bug")
     finally:
-        session.resume()
-        try:
-            ctx.drop_pools()
-        except WorkerGone:
-            pass
+        settle()
     try:
         audit(check, [name for name, _ in session.ledger[ledger_before:]])
-    except GraderError as err:  # the grader's own fault: said as such, and no points on its word either
-        return result(FAILED, f"grader error: {err}", "this is a fault of the grader, not of your code: report it")
+    except GraderError as err:  # a verdict that used an observation or an undeclared request
+        return grader_error(err)
     try:
         if check.diagnose is not None and ctx.diagnose and not session.dead:
             try:
@@ -903,11 +905,7 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
             except Exception as err:  # noqa: BLE001 - a diagnosis explains; it never fails a check
                 notes.append(f"(no diagnosis: {visible(type(err).__name__)}: {visible(str(err))[:200]})")
             finally:
-                session.resume()
-                try:
-                    ctx.drop_pools()
-                except WorkerGone:
-                    pass
+                settle()
     finally:
         while ctx.cleanups:
             ctx.cleanups.pop()()

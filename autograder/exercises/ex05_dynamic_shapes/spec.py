@@ -74,17 +74,17 @@ def stream_lengths(ctx: GradeContext) -> tuple[list[int], list[int]]:
     return warm, short[:n_short] + long[:n_unseen - n_short]
 
 
-def _too_many_graphs(where: str, limit: int) -> CheckFailed:
-    return CheckFailed(f"more than {limit} graphs were compiled, each new one a recompile ({where}; the "
+def _too_many_graphs(where: str) -> CheckFailed:
+    return CheckFailed(f"more than {MAX_GRAPHS} graphs were compiled, each new one a recompile ({where}; the "
                        "grader stopped the compile)",
                        "one graph per length never ends: pad to a few bucket lengths, or let one dynamic graph "
                        "serve every length")
 
 
-def _failure(err: RemoteError, what: str, limit: int) -> CheckFailed:
+def _failure(err: RemoteError, what: str) -> CheckFailed:
     """What a server's exception means: too many graphs, a recompile under fail_on_recompile, or a crash."""
     if "GraphBudgetExceeded" in err.chain:
-        return _too_many_graphs(f"at {what}", limit)
+        return _too_many_graphs(f"at {what}")
     if "fail_on_recompile" in err.message or "Detected recompile" in err.message:
         return CheckFailed(f"{what} recompiled, under torch.compiler.set_stance('fail_on_recompile'): "
                            f"{err.first_line()}", _RECOMPILE_HINT)
@@ -94,21 +94,21 @@ def _failure(err: RemoteError, what: str, limit: int) -> CheckFailed:
     return CheckFailed(f"handle raised {err.describe()} at {what}")
 
 
-def _server(ctx: GradeContext, limit: int):
-    """A fresh model and make_server(model) in the worker, with a stop after ``limit`` graphs."""
+def _server(ctx: GradeContext):
+    """A fresh model and make_server(model) in the worker, with a stop after MAX_GRAPHS graphs (the same in every check)."""
     ctx.session.reset()  # each check compiles on its own (and reset() clears an earlier budget)
     model = ctx.call(Fn(f"{WORKLOAD}:build_model"), ctx.size, _seed(ctx), str(ctx.device), what="building the model")
-    ctx.call(Fn(f"{WORKLOAD}:install_graph_budget"), limit, what="installing the graph budget")
+    ctx.call(Fn(f"{WORKLOAD}:install_graph_budget"), MAX_GRAPHS, what="installing the graph budget")
     try:
         handle = ctx.session.invoke(Entry("make_server"), model.ref, device=ctx.device)
     except RemoteError as err:
         if "GraphBudgetExceeded" in err.chain:
-            raise _too_many_graphs("while make_server ran", limit) from None
-        raise _failure(err, "make_server(model)", limit) from None
+            raise _too_many_graphs("while make_server ran") from None
+        raise _failure(err, "make_server(model)") from None
     return model, ctx.callable_result(handle, "make_server(model)")
 
 
-def _serve(ctx: GradeContext, handle, x: torch.Tensor, what: str, limit: int, stance: str | None = None) -> tuple:
+def _serve(ctx: GradeContext, handle, x: torch.Tensor, what: str, stance: str | None = None) -> tuple:
     """One request on the judge's clock, from sharing its input and output (whose sizes tell the length) to the
     reply: (seconds, output read from the judge's memory)."""
     start = _perf_counter()
@@ -117,7 +117,7 @@ def _serve(ctx: GradeContext, handle, x: torch.Tensor, what: str, limit: int, st
     try:
         ctx.session.invoke(handle.ref, slot, into=out, keep=False, no_grad=True, stance=stance, device=ctx.device)
     except RemoteError as err:
-        raise _failure(err, what, limit) from None
+        raise _failure(err, what) from None
     return _perf_counter() - start, ctx.view(out).clone()
 
 
@@ -147,9 +147,9 @@ def check_few_graphs(ctx: GradeContext):
     honest = HONEST_FACTOR * _eager_request_s(ctx, reference, warm) + HONEST_FLOOR_S
     with ctx.session.stopped_between_requests():
         start = _perf_counter()
-        model, handle = _server(ctx, MAX_GRAPHS)
-        warm_s = [_serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})",
-                         MAX_GRAPHS)[0] for i, t in enumerate(warm)]
+        model, handle = _server(ctx)
+        warm_s = [_serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})")[0]
+                  for i, t in enumerate(warm)]
         seconds = _perf_counter() - start
         if seconds > COMPILE_BUDGET_S:
             raise CheckFailed(f"make_server and the warm-up stream took {seconds:.0f} s, over the compile budget of "
@@ -159,7 +159,7 @@ def check_few_graphs(ctx: GradeContext):
         for i, t in enumerate(unseen):
             x = _x(ctx, "unseen", i, t)
             what = f"unseen request {i + 1} (length {t}, never sent before)"
-            took, out = _serve(ctx, handle, x, what, MAX_GRAPHS, stance="fail_on_recompile")
+            took, out = _serve(ctx, handle, x, what, stance="fail_on_recompile")
             if took > spike:
                 raise CheckFailed(f"{what} took {took * 1e3:.0f} ms on the grader's clock, {took / steady:.0f}x the "
                                   f"server's steady {steady * 1e3:.1f} ms: something compiled while serving it",
@@ -196,7 +196,7 @@ def few_graphs_diagnosis(ctx: GradeContext) -> list[str]:
     _, _, _, lo, _, _, _ = CONFIGS[ctx.size]
     before = ctx.call(Fn(f"{WORKLOAD}:requests_of"), model.ref, what="reading model.requests").value.get("value")
     for i in range(3):
-        _serve(ctx, handle, _x(ctx, "counting", i, lo), f"counting request {i + 1}", MAX_GRAPHS)
+        _serve(ctx, handle, _x(ctx, "counting", i, lo), f"counting request {i + 1}")
     after = ctx.call(Fn(f"{WORKLOAD}:requests_of"), model.ref, what="reading model.requests").value.get("value")
     if not (isinstance(before, int) and isinstance(after, int) and after - before == 3):
         notes.append(f"model.requests went from {before!r} to {after!r} over 3 requests: the monitoring no longer "
@@ -215,7 +215,7 @@ def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
 
 
 def check_outputs_match(ctx: GradeContext):
-    _, handle = _server(ctx, MAX_GRAPHS)
+    _, handle = _server(ctx)
     try:
         with torch.no_grad():
             n = ctx.trials(handle.ref, build_model(ctx.size, _seed(ctx), ctx.device), correctness_cases(ctx), TOL,
@@ -223,7 +223,7 @@ def check_outputs_match(ctx: GradeContext):
     except CheckFailed as err:
         cause = err.__cause__
         if isinstance(cause, RemoteError) and "GraphBudgetExceeded" in cause.chain:
-            raise _too_many_graphs("while the lengths were checked", MAX_GRAPHS) from None
+            raise _too_many_graphs("while the lengths were checked") from None
         raise
     return (f"matches the eager model on {n} lengths, the shortest and longest included "
             f"(rtol={TOL.rtol:g}, atol={TOL.atol:g})")
@@ -232,10 +232,10 @@ def check_outputs_match(ctx: GradeContext):
 def check_speed(ctx: GradeContext):
     d = CONFIGS[ctx.size][0]
     warm, unseen = stream_lengths(ctx)
-    _, handle = _server(ctx, MAX_GRAPHS)
+    _, handle = _server(ctx)
     ctx.gate()  # on a CPU: "needs a CUDA GPU" now, before the stream (an unwritten server failed above)
     for i, t in enumerate(warm):
-        _serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})", MAX_GRAPHS)
+        _serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})")
     baseline, reference = (build_model(ctx.size, _seed(ctx), ctx.device) for _ in range(2))
     timed = Timed(args=lambda gen, i: (torch.randn(1, unseen[i % len(unseen)], d, generator=gen, device=ctx.device),),
                   tol=TOL, chain=f"{WORKLOAD}:overlap_chain", stance="fail_on_recompile")
