@@ -46,8 +46,9 @@ def run_make(*args: str, timeout: float = 600, **kwargs) -> subprocess.Completed
                           text=True, timeout=timeout, **kwargs)
 
 
-def grade_source(source: str, exercise, **policy):
-    """Grade ``source`` (a submission's code) against a test's own ``exercise`` in a real worker process."""
+def grade_source(source: str, exercise, deadline: float = 120, **policy):
+    """Grade ``source`` (a submission's code) against a test's own ``exercise`` in a real worker process, within
+    ``deadline`` seconds in all."""
     import tempfile
 
     import torch
@@ -56,8 +57,8 @@ def grade_source(source: str, exercise, **policy):
 
     policy.setdefault("cpu_gate", 1.5)
     with tempfile.TemporaryDirectory() as scratch:
-        session = Session.spawn(timeout=120, scratch=Path(scratch))
-        session.timeout = 120
+        session = Session.spawn(timeout=deadline, scratch=Path(scratch))
+        session.timeout = deadline
         try:
             return grade_session(exercise, session, device=torch.device("cpu"), secret="test",
                                  policy=Policy(**policy), sources=[source])

@@ -648,3 +648,40 @@ def test_a_request_out_of_time_says_what_the_worker_was_doing_as_the_operating_s
     assert "did not answer within 2 s: it was running" in report.result("busy").message
     message = report.result("compiling").message
     assert "it was compiling: 1 compile worker process(es)" in message and "COURSE_CALL_TIMEOUT" in message
+
+
+def test_a_compile_that_outlasts_a_requests_limit_goes_on_but_a_hang_and_the_gradings_deadline_do_not(monkeypatch):
+    """Issue 38 item 5: max-autotune's first compile of 02's training step ran past 330 s on an H100, beyond a
+    request's limit. While the operating system shows torch.compile's compile workers among the worker's processes
+    and cores busy, the judge waits on, up to the grading's deadline, and says what it saw; an idle worker (compile
+    workers parked, nothing running) is still stopped at the request's limit."""
+    monkeypatch.setenv("COURSE_CALL_TIMEOUT", "2")
+    compiles = fake_check("compiles", "compiles", 1, lambda ctx: str(ctx.call(Entry("compile_for"), 6,
+                                                                              what="compile_for(6)").value),
+                          ("compile_for",))
+    idle = fake_check("idle", "idle", 1, lambda ctx: ctx.call(Entry("parked"), what="parked()"), ("parked",))
+    endless = fake_check("endless", "endless", 1, lambda ctx: ctx.call(Entry("compile_for"), 600, what="x"),
+                         ("compile_for",))
+    exercise = Exercise("99_fake", "fake", ("compile_for", "parked"), (compiles, idle), "nothing")
+    source = ("import subprocess, sys, time\n"
+              "WORKER = [sys.executable, '-c', 'while True: pass', 'torch/_inductor/compile_worker']\n"
+              "def compile_for(seconds):\n"  # a compile worker and the main process, both busy, for `seconds`
+              "    child = subprocess.Popen(WORKER)\n"
+              "    end = time.monotonic() + seconds\n"
+              "    while time.monotonic() < end:\n"
+              "        pass\n"
+              "    child.kill()\n"
+              "    return seconds\n"
+              "def parked():\n"  # a compile worker pool left from an earlier compile, idle, and a hang
+              "    subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', 'compile_worker'])\n"
+              "    time.sleep(600)\n"
+              "def never_called(model):\n"
+              "    import torch\n"
+              "    return torch.compile(model, mode='max-autotune')\n")
+    report = grade_source(source, exercise, deadline=60)
+    assert report.result("compiles").passed, report.result("compiles").message
+    assert "did not answer within 2 s: it was idle" in report.result("idle").message
+    report = grade_source(source, Exercise("99_fake", "fake", ("compile_for",), (endless,), "nothing"), deadline=12)
+    message = report.result("endless").message
+    assert message.startswith("grading timed out after 12 s: it was compiling"), message
+    assert "compiling past its own limit" in message and 'mode="max-autotune"' in message, message

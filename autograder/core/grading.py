@@ -42,7 +42,7 @@ from autograder.core.protocol import (
     environment,
     visible,
 )
-from autograder.core.submission import SubmissionError, submission_code
+from autograder.core.submission import SubmissionError, compile_modes, submission_code
 from autograder.core.timing import _perf_counter, synchronize
 from autograder.core.trust import GraderError, audit, request_name
 from autograder.core.trust import label as trust_label
@@ -85,6 +85,10 @@ def _is_compile_worker(pid: int) -> bool:
     except OSError:
         return False
     return "compile_worker" in text or "torch._inductor" in text
+# A compile still running when its request's limit passes goes on, a slice at a time, up to the grading's deadline
+# (Session._compile_goes_on); busy: more than this many cores' worth of CPU time over a second of sampling.
+COMPILE_SLICE_S = 30.0
+COMPILE_BUSY_CORES = 0.2
 MAX_RESTARTS = 2  # fresh workers for the checks after one that left the worker dead, per grading
 RESTART_MIN_LEFT_S = 30  # no fresh worker with less of the grading's time left than this
 # Inductor's warnings that say nothing about the learner's code: the first advises TF32, which the grader forbids.
@@ -319,6 +323,9 @@ class Session:
         self.ledger: list[tuple[str, float]] = []  # every request: (registry name, seconds on the judge's clock)
         self._private = None  # on a GPU: the memory pool of everything shared with this worker (wire.private_pool)
         self.stop_between = False  # stopped_between_requests
+        self.request_started = time.monotonic()
+        self.compiled_past: float | None = None  # when this request's compile first ran past its limit
+        self.compile_modes: list[str] = []  # the modes the submission's source asks torch.compile for (messages)
 
     @classmethod
     def spawn(cls, *, timeout: float = DEFAULT_TIMEOUT_S, scratch: Path) -> Session:
@@ -363,7 +370,7 @@ class Session:
         fresh = Session.spawn(timeout=max(self.deadline - time.monotonic(), 1.0), scratch=scratch)
         self.end.close()
         kept = {"deadline": self.deadline, "timeout": self._limit(), "restarts": self.restarts + 1,
-                "scheduling": self.scheduling, "ledger": self.ledger,
+                "scheduling": self.scheduling, "ledger": self.ledger, "compile_modes": self.compile_modes,
                 "owned_scratch": [*self.owned_scratch, scratch]}
         self.__dict__.update({**fresh.__dict__, **kept})
 
@@ -402,9 +409,12 @@ class Session:
             self.resume()
 
     def _call(self, op: str, deadline: float, timeout: float | None, fds, fields: dict) -> dict:
+        self.request_started, self.compiled_past = time.monotonic(), None
         try:
             self.end.send({"op": op, **fields}, fds)
             while True:
+                while not self.end.readable(deadline):
+                    deadline = self._compile_goes_on(deadline, timeout)  # or TimeoutError
                 reply = self.end.receive(deadline)
                 if "event" in reply:
                     self.end.send(self.on_event(reply["event"]) if self.on_event else {})
@@ -414,7 +424,8 @@ class Session:
             whole = deadline >= self.deadline
             doing = self.activity()  # what the operating system says the worker was doing: before the kill
             self.kill((f"grading timed out after {self._limit():g} s" if whole else
-                       f"the worker did not answer within {timeout or call_timeout():g} s") + f": {doing}")
+                       f"the worker did not answer within {timeout or call_timeout():g} s") + f": {doing}"
+                      + self._compiled_past_limit())
             raise WorkerGone(self.dead) from None
         except (WorkerGone, BrokenPipeError, ConnectionError, OSError) as err:
             self.kill(self._death(err))
@@ -429,25 +440,56 @@ class Session:
     def _limit(self) -> float:
         return getattr(self, "timeout", DEFAULT_TIMEOUT_S)
 
+    def _observe(self, sample_s: float) -> tuple[int, float]:
+        """The worker's processes as the operating system shows them: how many are torch.compile's compile workers,
+        and how many cores they all kept busy over ``sample_s``."""
+        pids = self.processes()
+        before = _cpu_ticks(pids)
+        time.sleep(sample_s)
+        cores = max(0, _cpu_ticks(pids) - before) / os.sysconf("SC_CLK_TCK") / sample_s
+        return sum(1 for pid in pids if _is_compile_worker(pid)), cores
+
+    def _compile_goes_on(self, deadline: float, timeout: float | None) -> float:
+        """A request's own limit has passed. A compile still running may go on, COMPILE_SLICE_S at a time up to
+        the grading's deadline: compile workers of torch.compile among the worker's processes and cores busy, as
+        the operating system shows them (max-autotune's first compile of 02's training step ran for more than
+        330 s on an H100). Anything else, or a request with a limit of its own (a budget), ends here: TimeoutError.
+        Time only: a worker that fakes a compile keeps its own grading waiting, nothing else."""
+        if timeout is not None or self.process is None or deadline >= self.deadline:
+            raise TimeoutError
+        compilers, cores = self._observe(1.0)
+        if not compilers or cores < COMPILE_BUSY_CORES:
+            raise TimeoutError
+        if self.compiled_past is None:
+            self.compiled_past = time.monotonic()
+        return min(self.deadline, time.monotonic() + COMPILE_SLICE_S)
+
+    def _compiled_past_limit(self) -> str:
+        if self.compiled_past is None:
+            return ""
+        modes = ", ".join(f'mode="{visible(m)}"' for m in self.compile_modes)
+        asked = f" (your code asks torch.compile for {modes})" if modes else ""
+        return (f". The request had run {time.monotonic() - self.request_started:.0f} s, compiling past its own "
+                f"limit for the last {time.monotonic() - self.compiled_past:.0f} s{asked}: a compile may run past a "
+                f"request's {call_timeout():g} s, not past the grading's {self._limit():g} s (--timeout)")
+
     def activity(self, sample_s: float = 1.0) -> str:
         """What the worker's processes were doing when a request ran out of time, as the operating system shows it
         (their CPU time over ``sample_s``, and whether torch.compile's compile workers were among them): a long
         compile (max-autotune's search takes minutes on a cold cache) is reported as a compile, not as a hang."""
         if self.process is None:
             return "no answer (a hang in your code, or a compile that takes this long?)"
-        pids = self.processes()
-        before = _cpu_ticks(pids)
-        time.sleep(sample_s)
-        cores = max(0, _cpu_ticks(pids) - before) / os.sysconf("SC_CLK_TCK") / sample_s
-        compilers = sum(1 for pid in pids if _is_compile_worker(pid))
-        if compilers:
+        compilers, cores = self._observe(sample_s)
+        if compilers and cores >= COMPILE_BUSY_CORES:
             return (f"it was compiling: {compilers} compile worker process(es) of torch.compile were running, "
                     f"{cores:.1f} core(s) busy. A mode that searches (max-autotune) can take minutes on cold "
-                    f"caches; the grading allows {call_timeout():g} s per call (COURSE_CALL_TIMEOUT) and "
-                    f"{self._limit():g} s in all")
+                    f"caches; a compile may run past a request's {call_timeout():g} s (COURSE_CALL_TIMEOUT), up to "
+                    f"the grading's {self._limit():g} s in all")
         if cores > 0.1:  # a sleeper uses none; a loop gets its share even of a loaded machine's cores
             return f"it was running, {cores:.1f} core(s) busy (an endless loop, or a compile that takes this long?)"
-        return "it was idle, waiting on something (a hang: a lock, a sleep, a queue that never fills?)"
+        return ("it was idle, waiting on something (a hang: a lock, a sleep, a queue that never fills?)"
+                + (f"; {compilers} compile worker process(es) of torch.compile were there, but idle" if compilers
+                   else ""))
 
     def _death(self, err) -> str:
         code = self.process.poll() if self.process else None
@@ -980,6 +1022,7 @@ def grade_session(exercise: Exercise, session: Session, *, device, secret: str, 
                   progress=None, prepared: dict | None = None) -> Report:
     """Load (unless the worker is a live kernel) and grade; the hidden checks too when asked."""
     start = time.perf_counter()
+    session.compile_modes = compile_modes(sources or [])
     try:
         session.call("hello", timeout=120)
         load = session.call("load", timeout=policy.timeout, sources=sources or [],

@@ -177,6 +177,24 @@ def static_closure(sources: list[str], name: str) -> str:
     return "".join(imports) + "\n" + "\n".join(text for _, text in statements)
 
 
+def compile_modes(sources: list[str]) -> list[str]:
+    """The ``mode=`` strings the submission's text hands to a call of something named ``compile`` (torch.compile,
+    a decorator with arguments), read from the text without running it: for the judge's messages about a compile
+    that runs long (which mode searches), never for a verdict."""
+    found = []
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            name = getattr(node.func, "attr", getattr(node.func, "id", "")) if isinstance(node, ast.Call) else ""
+            for kw in node.keywords if name == "compile" else ():
+                if kw.arg == "mode" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                    found.append(kw.value.value[:40])
+    return list(dict.fromkeys(found))
+
+
 def _reads(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 

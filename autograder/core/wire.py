@@ -261,6 +261,11 @@ class JudgeEnd:
             with socket.fromfd(self.conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as sock:
                 sendfds(sock, list(fds))
 
+    def readable(self, deadline: float) -> bool:
+        """Whether a reply has begun to arrive by ``deadline`` (nothing is read: the judge may decide to wait on)."""
+        remaining = max(0.0, deadline - time.monotonic())
+        return bool(select.select([self.conn.fileno()], [], [], remaining)[0])
+
     def _read(self, n: int, deadline: float) -> bytes:
         """Exactly ``n`` bytes of the socket, or TimeoutError at ``deadline``: a worker that sends part of a reply
         and stops cannot keep the judge waiting past it (a red team's one byte of a length header held the judge in
