@@ -471,7 +471,8 @@ class Session:
         asked = f" (your code asks torch.compile for {modes})" if modes else ""
         return (f". The request had run {time.monotonic() - self.request_started:.0f} s, compiling past its own "
                 f"limit for the last {time.monotonic() - self.compiled_past:.0f} s{asked}: a compile may run past a "
-                f"request's {call_timeout():g} s, not past the grading's {self._limit():g} s (--timeout)")
+                f"request's {call_timeout():g} s, not past the grading's {self._limit():g} s (--timeout; a class: "
+                "COURSE_SUBMISSION_TIMEOUT)")
 
     def activity(self, sample_s: float = 1.0) -> str:
         """What the worker's processes were doing when a request ran out of time, as the operating system shows it

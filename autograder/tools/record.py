@@ -93,12 +93,16 @@ def readable_timestamp(path: Path) -> str:
 FAILED_LINE = re.compile(r"There was an error processing assignment '([^']*)' for student '([^']*)'")
 
 
-def nbgrader_record(course: Path, assignment: str, students: list[str]) -> dict[str, str]:
-    """nbgrader's own `autograde --no-execute` over the staged notebooks of ``assignment`` (locked test cells
-    restored, nothing run); returns the students it could not record, with why. One student's notebook that nbgrader
-    cannot process (one its sandboxed feedback run rewrote, say) costs only that student's feedback notebook: the
-    others are recorded, and every score is set from the trusted reports afterwards all the same."""
-    cmd, env = nbgrader_command(course, "autograde", assignment, "--no-execute", "--force", "--create",
+def nbgrader_record(course: Path, staged: dict[str, list[str]]) -> dict[tuple[str, str], str]:
+    """nbgrader's own `autograde --no-execute` over every staged notebook (``staged``: assignment -> students), in
+    one nbgrader process for the whole class (one per assignment cost 1.5 s each of start-up); locked test cells
+    restored, nothing run. Returns the (student, assignment) pairs it could not record, with why. One student's
+    notebook that nbgrader cannot process (one its sandboxed feedback run rewrote, say) costs only that student's
+    feedback notebook: the others are recorded, and every score is set from the trusted reports afterwards all the
+    same."""
+    if not staged:
+        return {}
+    cmd, env = nbgrader_command(course, "autograde", "*", "--no-execute", "--force", "--create",
                                 "--CourseDirectory.submitted_directory=executed")
     proc = subprocess.run(cmd, cwd=course, env=env, capture_output=True, text=True)
     if proc.returncode == 0:
@@ -107,8 +111,8 @@ def nbgrader_record(course: Path, assignment: str, students: list[str]) -> dict[
     errors = [line.strip() for line in text.splitlines() if "Error" in line and "There was an error" not in line]
     why = "nbgrader could not record the executed notebook (" + (errors[-1][:300] if errors else
                                                                  f"exit {proc.returncode}") + ")"
-    named = {s for a, s in FAILED_LINE.findall(text) if a == assignment}
-    return {s: why for s in (named or students)}
+    named = {(s, a) for a, s in FAILED_LINE.findall(text)}
+    return {pair: why for pair in (named or {(s, a) for a, students in staged.items() for s in students})}
 
 
 def apply_reports(course: Path, reports: dict[str, dict[str, Report]]) -> tuple[list[str], list[tuple[str, str, str]]]:
@@ -142,12 +146,11 @@ def apply_reports(course: Path, reports: dict[str, dict[str, Report]]) -> tuple[
 def record(course: Path, results: Path) -> dict:
     """Record every finished unit under ``results`` into ``course``'s gradebook (see the module docstring)."""
     reports, failed, unscored = collect(course, results)
-    assignments = sorted({a for by in reports.values() for a in by})
-    for assignment in assignments:
-        staged = sorted(s for s, by in reports.items() if assignment in by)
-        for student, why in sorted(nbgrader_record(course, assignment, staged).items()):
-            failed.append((student, assignment, why + "; its scores are the trusted report's where the gradebook "
-                           "has the submission"))
+    staged = {a: sorted(s for s, by in reports.items() if a in by) for a in sorted({a for by in reports.values()
+                                                                                   for a in by})}
+    for (student, assignment), why in sorted(nbgrader_record(course, staged).items()):
+        failed.append((student, assignment, why + "; its scores are the trusted report's where the gradebook has the "
+                       "submission"))
     notes, missing = apply_reports(course, reports)  # always: no score the kernel printed stays in the gradebook
     failed += missing
     out = course / "autograded"

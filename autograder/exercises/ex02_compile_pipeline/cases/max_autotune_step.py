@@ -1,7 +1,8 @@
 # outcome: passed | kind: honest | checks: - | reason: legitimate | device: gpu
 # Legitimate (issue 38's list of honest alternatives): the training step's model compiled with mode="max-autotune"
-# (its GEMM search takes minutes on cold caches; the grader reports a compile that outlasts a call's limit as a
-# compile, with COURSE_CALL_TIMEOUT to raise it), the optimizer's step compiled too.
+# (its first step had not finished after 470 s on an H100 from cold caches, 2026-11-27: a compile may run past a
+# request's limit up to the grading's, and a grading that runs out while compiling says so), the optimizer's step
+# compiled too. It must pass; within a grading's 600 s it does not yet (docs/THREAT_MODEL.md).
 import torch
 
 
