@@ -8,7 +8,9 @@ generated notebooks so they are byte-for-byte what is committed.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -61,11 +63,54 @@ def generate(release_dir: Path, db_url: str | None = None, course: Path = REPO) 
     return notebooks
 
 
+def answers(path: Path) -> dict[str, str]:
+    """The source of each answer cell (nbgrader's ``solution`` cells) of the notebook at ``path``, by grade id."""
+    try:
+        cells = json.loads(path.read_text()).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        return {}
+    found = {}
+    for cell in cells if isinstance(cells, list) else []:
+        meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
+        if isinstance(meta, dict) and meta.get("solution"):
+            source = cell.get("source", "")
+            found[str(meta.get("grade_id"))] = "".join(source) if isinstance(source, list) else str(source)
+    return found
+
+
+def install(generated: Path, release_dir: Path) -> list[tuple[Path, Path]]:
+    """Copy the freshly generated notebooks over ``release_dir``; a notebook there whose answer cells hold anything
+    but the stubs (a learner's work) is first kept beside it as ``NAME.ipynb.mine-N``. Returns (kept, copy) pairs."""
+    kept = []
+    for new in sorted(generated.rglob("*")):
+        if not new.is_file():
+            continue
+        target = release_dir / new.relative_to(generated)
+        if target.suffix == ".ipynb" and target.is_file() and target.read_bytes() != new.read_bytes():
+            fresh = answers(new)
+            if any(source != fresh.get(grade_id) for grade_id, source in answers(target).items()):
+                n = 1
+                while target.with_name(f"{target.name}.mine-{n}").exists():
+                    n += 1
+                copy = target.with_name(f"{target.name}.mine-{n}")
+                shutil.copy2(target, copy)
+                kept.append((target, copy))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(new, target)
+    return kept
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    release_dir = Path(argv[0]) if argv else REPO / "exercises"
-    for nb in generate(release_dir):
-        print(f"generated {nb}")
+    release_dir = (Path(argv[0]) if argv else REPO / "exercises").resolve()
+    with tempfile.TemporaryDirectory(prefix="release-") as scratch:
+        notebooks = generate(Path(scratch))
+        kept = install(Path(scratch), release_dir)
+        for nb in notebooks:
+            print(f"generated {release_dir / nb.relative_to(scratch)}")
+    for target, copy in kept:
+        print(f"KEPT YOUR WORK: {target.relative_to(release_dir)} held your answers; they are in {copy.name} beside "
+              "it (open that one to go on)")
     return 0
 
 
