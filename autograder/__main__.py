@@ -118,8 +118,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.exercise not in EXERCISES:
         return _refuse(unknown_exercise(args.exercise, list(EXERCISES)))
 
+    from autograder.core import sandbox
     from autograder.core.grading import Policy, default_device, grade_file, isolate_judge_caches, warm_judge
     from autograder.core.protocol import visible
+
+    try:
+        sandbox.preflight()  # the grader's own setup, checked before a submission could be blamed for it
+    except sandbox.SandboxUnavailable as err:
+        return _refuse(str(err))
 
     if default_device().type == "cuda":  # where speed is graded; on a CPU a fresh cache costs a 20 s probe
         isolate_judge_caches()

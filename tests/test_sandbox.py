@@ -194,3 +194,36 @@ def test_a_folder_on_the_graders_path_that_is_not_python_stays_invisible(tmp_pat
     out = _inside(f"import os; print(os.path.exists({str(course / 'gradebook.db')!r}), "
                   f"os.path.isdir({str(course / 'submitted')!r}))", scratch)
     assert out == "False False"
+
+
+def test_a_venv_that_is_a_link_runs_inside_and_a_sandbox_that_cannot_start_python_is_the_graders_error(tmp_path,
+                                                                                                        monkeypatch):
+    """Issue 40: with `.venv` a symlink (.gitignore allows one) every sandboxed grading failed in 2 s ("prlimit:
+    failed to execute .../.venv/bin/python") and each student got 0 with "did your code crash Python?". The
+    interpreter is now started inside by a path that exists there; and a sandbox that cannot start Python at all
+    stops a class before any grading, saying it is the grader's setup, with nothing recorded."""
+    if sys.prefix == sys.base_prefix:
+        pytest.skip(f"this Python ({sys.executable}) is not a venv's")
+    link = tmp_path / "venv-link"
+    link.symlink_to(sys.prefix, target_is_directory=True)
+    python = link / "bin" / os.path.basename(sys.executable)
+    code = ("import sys; from autograder.core import sandbox; sandbox.preflight(); "
+            "print(sandbox.reachable(sys.executable))")
+    done = subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == os.path.join(os.path.realpath(link / "bin"), python.name)
+
+    from autograder.tools import classroom
+
+    monkeypatch.setattr(sandbox, "reachable", lambda path: path)  # as before: the link's own path inside
+    monkeypatch.setattr(sys, "executable", str(python))
+    sandbox.preflight.cache_clear()
+    course = tmp_path / "course"
+    (course / "submitted" / "alice" / "01_eager_mode").mkdir(parents=True)
+    try:
+        with pytest.raises(sandbox.SandboxUnavailable, match="not any student's code: nothing was graded"):
+            classroom.autograde(course)
+    finally:
+        sandbox.preflight.cache_clear()
+    assert not (course / "results").exists() and not (course / "gradebook.db").exists()

@@ -182,6 +182,35 @@ def _python_roots() -> list[str]:
     return sorted(roots)
 
 
+def reachable(path: str) -> str:
+    """``path`` with the links among its folders resolved, the file's own name kept: the interpreter of a ``.venv``
+    that is itself a link (``.gitignore`` allows one) is bound inside at its target, so the link's own path does not
+    exist there. The name stays, since a venv's ``bin/python`` is itself a link out of the venv, and Python finds
+    the venv from the folder of the name it was started by."""
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+
+
+@functools.cache
+def preflight() -> None:
+    """Start this Python in the sandbox once, as every grading will: raise SandboxUnavailable, saying it is the
+    grader's setup that failed, when it cannot (the interpreter not reachable inside, bubblewrap broken), before
+    any student's grading could be blamed for it."""
+    if mode() == "none":
+        return
+    argv = wrap([sys.executable, "-c", "import autograder"], cwd=Path("/"))
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE.parent)}
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise SandboxUnavailable(f"the grader's sandbox could not start Python: {err}") from None
+    if done.returncode != 0:
+        raise SandboxUnavailable(
+            f"the grader's sandbox could not start Python ({reachable(sys.executable)}): "
+            f"{(done.stderr or done.stdout).strip()[-400:]}. This is the grading machine's setup, not any student's "
+            f"code: nothing was graded or recorded. Fix it, or run without the sandbox ({MODE_ENV}=none, said so "
+            "in every report)")
+
+
 def wrap(argv: list[str], *, writable: list[Path] = (), readable: list[Path] = (), cwd: Path | None = None,
          gpu: bool = False, own_pids: bool = True, new_session: bool = True) -> list[str]:
     """``argv`` as it runs in the sandbox (unchanged when the mode is 'none').
@@ -194,6 +223,8 @@ def wrap(argv: list[str], *, writable: list[Path] = (), readable: list[Path] = (
     ``new_session``: a session of its own (no terminal to inject into; off where the caller signals the
     process group)."""
     limit, prlimit = memory_limit(gpu), shutil.which("prlimit")
+    if mode() != "none":
+        argv = [reachable(a) if a == sys.executable else a for a in argv]
     if limit is not None and prlimit:  # prlimit sets the limit, then execs argv: the same process tree
         argv = [prlimit, f"--data={limit}:{limit}", "--", *argv]
     if mode() == "none":

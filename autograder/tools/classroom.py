@@ -32,6 +32,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from autograder.core import sandbox
 from autograder.tools.grade_student import RESULT, run_unit, unit_timeout
 from autograder.tools.notebooks import unreadable_reason
 from autograder.tools.paths import REPO
@@ -83,6 +84,7 @@ def autograde(course: Path, workers: int = 1, results: Path | None = None, runne
     autograded/timings.csv; the returned summary (record's) adds the wall time of all units and of recording."""
     if runner not in RUNNERS:
         raise ValueError(f"runner {runner!r}: use one of {', '.join(RUNNERS)}")
+    sandbox.preflight()  # a sandbox that cannot start Python fails here, the grader's problem, not as 0 points each
     for path in quarantine_unreadable(course):
         print(f"unreadable submission replaced by a zero-scoring notebook with a message: {path}")
     results = results or course / "results"
@@ -221,7 +223,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     course = args.course.resolve()
     if args.command == "autograde":
-        summary = autograde(course, workers=args.workers, runner=args.runner, only=args.student)
+        try:
+            summary = autograde(course, workers=args.workers, runner=args.runner, only=args.student)
+        except sandbox.SandboxUnavailable as err:
+            print(f"GRADING DID NOT START: {err}", file=sys.stderr)
+            return 2
         return 1 if summary["failed"] else 0
     result = {"release": release, "feedback": feedback, "grades": grades}[args.command](course)
     for item in result if isinstance(result, list) else [result]:

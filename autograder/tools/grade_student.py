@@ -110,7 +110,7 @@ def released_cells(gradebook: Path, assignment: str) -> frozenset[str]:
 def feedback_run(scratch: Path, student: str, assignment: str, reports: Path, log: Path) -> int:
     """nbgrader autograde of one assignment in ``scratch`` (the only writable path), sandboxed, secret-free."""
     env = {k: os.environ[k] for k in FEEDBACK_ENV if k in os.environ}
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    env["PATH"] = os.path.dirname(sandbox.reachable(sys.executable)) + os.pathsep + env.get("PATH", "")
     env[REPORT_ENV] = str(reports)
     env["PYTHONPATH"] = str(sandbox.PACKAGE.parent)
     cmd = [sys.executable, "-m", NBGRADER, "autograde", assignment, "--student", student, "--force",
