@@ -46,7 +46,7 @@ PY ?= $(BIN)/python
 STAMP := $(VENV)/.course-installed
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help env lab test test-fast gates lint strip exercises check gpu-check release autograde feedback grades clean
+.PHONY: help env lab lab-instructor test test-fast gates lint strip exercises check gpu-check release autograde feedback grades clean
 
 help: ## list every target with what it does
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -61,8 +61,16 @@ $(STAMP): pyproject.toml
 
 env: $(STAMP) ## create the .venv environment if it is missing (lab and test do this for you)
 
-lab: $(STAMP) ## open JupyterLab at lessons/ (ARGS=--no-browser on a server)
+# The learner's lab: nbgrader's instructor tools (Formgrader, Create Assignment, the course list) turned off by a
+# config folder of the course's, read before the environment's own (JUPYTER_CONFIG_PATH); nothing is installed.
+LEARNER_LAB := $(CURDIR)/autograder/course/learner_lab
+
+lab: $(STAMP) ## open JupyterLab at lessons/, the learner's lab (ARGS=--no-browser on a server)
+	JUPYTER_CONFIG_PATH="$(LEARNER_LAB)$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))" \
 	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/lessons $(ALLOW_ROOT) $(ARGS)
+
+lab-instructor: $(STAMP) ## instructors: JupyterLab with nbgrader's Formgrader and Create Assignment (a course folder: COURSE=...)
+	$(BIN)/jupyter lab --ServerApp.root_dir="$(or $(COURSE),$(CURDIR))" $(ALLOW_ROOT) $(ARGS)
 
 test: gates ## the whole CPU test suite after the cheap gates (creates the environment if missing); PYTEST_ARGS="-k ..." picks
 	$(BIN)/python -m pytest -m "not gate" -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)

@@ -27,7 +27,23 @@ _cache: dict = {}
 
 
 def skip_allowed() -> bool:
+    """Whether a check that needs a GPU may be skipped in a grading this process starts (CI, a class on CPUs)."""
     return os.environ.get(SKIP_ENV) == "1"
+
+
+def learner_skips() -> bool:
+    """Whether a learner's own notebook shows a check that needs a GPU as "not graded here" instead of failing it:
+    on a machine without a CUDA GPU, unless COURSE_ALLOW_SKIP says otherwise (0: fail it, as a CI that must have a
+    GPU wants) or nbgrader is grading (then a skipped check is 0 points and fails). The check still earns nothing:
+    the card and the progress table say it was not graded."""
+    setting = os.environ.get(SKIP_ENV, "").strip()
+    if _nbgrader_autograde() or setting == "0":
+        return False
+    if setting == "1":
+        return True
+    import torch
+
+    return not torch.cuda.is_available()
 
 
 def _nbgrader_autograde() -> bool:
@@ -109,7 +125,7 @@ def report_for(exercise_id: str, namespace: dict, progress=None) -> Report:
     objects = _entry_points(exercise_id, namespace)
     cached = _cache.get(exercise_id)
     if cached is None or any(a is not b for a, b in zip(cached[0], objects, strict=True)):
-        report = grade_live(LiveRequest(exercise_id, allow_skip=skip_allowed()), namespace, progress)
+        report = grade_live(LiveRequest(exercise_id, allow_skip=learner_skips()), namespace, progress)
         cached = _cache[exercise_id] = (objects, report)
     return cached[1]
 
@@ -118,7 +134,7 @@ def _raise_unless_passed(result) -> None:
     """A skip (a check that needs a GPU, on a machine without one) lets papermill and CI go on where skipping is
     allowed; under nbgrader it is a graded cell that earned nothing, and fails as such: the feedback and the
     gradebook then say what the trusted record says (0, not graded)."""
-    if result.status == PASSED or (result.status == SKIPPED and skip_allowed() and not _nbgrader_autograde()):
+    if result.status == PASSED or (result.status == SKIPPED and learner_skips()):
         return
     if result.status == SKIPPED:
         raise CheckFailed(f"not graded, 0 points: {result.message}", result.hint)
@@ -155,7 +171,7 @@ def _hidden_live(exercise_id: str, check_id: str, namespace: dict) -> Report:
     if cached is None or check_id not in cached[2] or any(a is not b for a, b in zip(cached[0], objects, strict=True)):
         ready = [c.id for c in exercise.checks if c.id in exercise.hidden_checks
                  and (c.id == check_id or all(namespace.get(n) is not None for n in c.needs))]
-        request = LiveRequest(exercise_id, allow_skip=skip_allowed(), hidden_stream=True, only=ready)
+        request = LiveRequest(exercise_id, allow_skip=learner_skips(), hidden_stream=True, only=ready)
         cached = _cache[("hidden", exercise_id)] = (objects, grade_live(request, namespace), set(ready))
     return cached[1]
 
@@ -177,7 +193,9 @@ def check(exercise_id: str, namespace: dict) -> None:
     bar.close()
     display.show_report(report, get_exercise(exercise_id))
     speedups = [r.details["speedup"] for r in report.results if r.passed and "speedup" in r.details]
-    progress.record_exercise(exercise_id, report.points, report.max_points, max(speedups) if speedups else None)
+    not_graded = sum(r.max_points for r in report.results if r.status == SKIPPED)
+    progress.record_exercise(exercise_id, report.points, report.max_points, max(speedups) if speedups else None,
+                             not_graded=not_graded)
     missing = [r for r in report.results if not report.counts(r)]
     if missing:
         names = ", ".join(f"{r.id} ({r.status})" for r in missing)

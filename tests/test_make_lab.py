@@ -2,10 +2,12 @@
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -45,6 +47,14 @@ def test_make_lab_serves_the_lessons_folder(tmp_path):
         assert "00_start_here.ipynb" in names
         status, page = _get(f"http://127.0.0.1:{port}/lab/tree/lessons?token={token}")
         assert status == 200 and "JupyterLab" in page
+        # The learner's lab: no instructor tools (issue 40: Formgrader's menu and Create Assignment showed, and
+        # opening Formgrader made a gradebook.db in the repository); `make lab-instructor` has them.
+        config = json.loads(re.search(r'id="jupyter-config-data"[^>]*>(.*?)</script>', page, re.S).group(1))
+        assert "@jupyter/nbgrader" in config["disabledExtensions"], config["disabledExtensions"]
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            _get(f"http://127.0.0.1:{port}/formgrader?token={token}")
+        assert refused.value.code == 404
+        assert not (REPO / "gradebook.db").exists()
         # The course kernel is registered inside the environment.
         _, specs = _get(f"http://127.0.0.1:{port}/api/kernelspecs?token={token}")
         assert "torch-compile-course" in json.loads(specs)["kernelspecs"]

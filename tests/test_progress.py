@@ -111,3 +111,17 @@ def test_the_panel_lists_every_exercise_of_the_registry():
 
     assert sorted(progress.EXERCISES.values()) == sorted(REGISTRY)
     assert all(exercise_id.startswith(number) for number, exercise_id in progress.EXERCISES.items())
+
+
+def test_an_exercise_verified_on_a_cpu_is_not_passed_but_said_so(tmp_path, monkeypatch):
+    """Issue 40: a CPU learner's correct exercise stayed "0/6 exercises passed" with nothing else to show. Every
+    point a CPU can grade earned, the speed check not graded: "verified on a CPU", still not passed."""
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    monkeypatch.delenv("AUTOGRADER_WORKER", raising=False)
+    entry = progress.record_exercise("01_eager_mode", 8, 12, None, not_graded=4)
+    assert entry["cpu_verified"] and not entry["passed"]
+    progress.record_exercise("02_compile_pipeline", 3, 14, None, not_graded=6)  # a correctness check failed
+    text = progress.panel_text("01")
+    assert "0/6 exercises passed (1 more verified on a CPU, speed not graded there)" in text, text
+    assert "exercise 01: verified on a CPU; its speed check needs a GPU" in text, text

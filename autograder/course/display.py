@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import html
 
-from autograder.core.protocol import FAILED, PASSED, Report
+from autograder.core.protocol import FAILED, PASSED, SKIPPED, Report
 from autograder.core.timing import format_seconds
+
+# What a learner without a GPU is told about a check that needs one (README, "No GPU?", says how to get one).
+NO_GPU = ("it needs a CUDA GPU, and this machine has none. Your code is not wrong for that: run the notebook on a "
+          "GPU to get these points (README, \"No GPU?\": a free one on Colab or Kaggle)")
 
 
 def _in_kernel() -> bool:
@@ -90,10 +94,12 @@ class HintLadder:
 
 def report_text(report: Report) -> str:
     lines = report.lines()
-    if any(not r.passed for r in report.results):
+    if any(r.status == FAILED for r in report.results):
         lines.append(f"  hints, one at a time: autograder.selfcheck.hint({report.exercise!r}, CHECK_ID)")
     for r in report.results:
-        if not r.passed:
+        if r.status == SKIPPED:
+            lines.append(f"  {r.id} is not graded on this machine: {NO_GPU}")
+        elif not r.passed:
             if r.hint:
                 lines.append(f"  hint for {r.id}: {r.hint}")
             for reason in r.details.get("diagnosis", []):
@@ -126,19 +132,24 @@ def show_report(report: Report, exercise) -> None:
     for r in report.results:
         color = "#1a7f37" if r.passed else ("#9a6700" if r.status != "failed" else "#cf222e")
         extra = ""
-        if not r.passed:
+        if r.status == SKIPPED:
+            extra = f"<div style='color:#555'>{html.escape(NO_GPU)}</div>"
+        elif not r.passed:
             why = "".join(f"<li>{html.escape(x)}</li>" for x in r.details.get("diagnosis", []))
             extra = (f"<div style='color:#555'>{html.escape(r.hint)}</div>" if r.hint else "") + (
                 f"<ul>{why}</ul>" if why else "")
         if r.notes:  # what the learner's process said about itself: shown, never graded
             extra += ("<div class='course-notes' style='color:#555'>Notes (your process's word, not graded):<ul>"
                       + "".join(f"<li>{html.escape(n)}</li>" for n in r.notes) + "</ul></div>")
-        rows.append(f"<tr><td style='color:{color};font-weight:bold'>{r.status.upper()}</td>"
+        status = "NOT GRADED HERE" if r.status == SKIPPED else r.status.upper()
+        rows.append(f"<tr><td style='color:{color};font-weight:bold'>{status}</td>"
                     f"<td>{html.escape(r.title)}</td><td>{r.points:g}/{r.max_points}</td>"
                     f"<td>{html.escape(r.message)}{extra}</td></tr>")
     # text/plain beside the HTML: what papermill's logs, nbconvert --to script and text-only views show
+    skipped = sum(r.max_points for r in report.results if r.status == SKIPPED)
+    unseen = f" ({skipped:g} not graded here: no GPU)" if skipped else ""
     display({"text/html": f"<div class='course-result-card'><h3>{html.escape(exercise.title)}: {report.points:g}/"
-                          f"{report.max_points} points</h3><table>{''.join(rows)}</table></div>",
+                          f"{report.max_points} points{unseen}</h3><table>{''.join(rows)}</table></div>",
              "text/plain": report_text(report)}, raw=True)
     for r in report.results:
         if "baseline_per_call_s" in r.details:

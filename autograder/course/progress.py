@@ -93,11 +93,16 @@ def lesson_done(lesson: str) -> None:
           f"Lesson {lesson} done (progress could not be saved to {path()}).")
 
 
-def record_exercise(exercise_id: str, points: float, max_points: float, speedup: float | None) -> dict:
-    """Record one self-check of an exercise: passed if every point was earned; the best speedup is kept."""
+def record_exercise(exercise_id: str, points: float, max_points: float, speedup: float | None,
+                    not_graded: float = 0) -> dict:
+    """Record one self-check of an exercise: passed if every point was earned; the best speedup is kept.
+    ``not_graded``: points of checks this machine could not grade (speed, on a CPU): where every other point was
+    earned, the exercise is "verified on a CPU", not passed."""
     data = load()
     entry = data["exercises"].get(exercise_id, {})
     passed = points >= max_points
+    if not_graded and points >= max_points - not_graded:
+        entry["cpu_verified"] = True
     best = entry.get("best_speedup")
     if speedup is not None and (best is None or speedup > best):
         best = speedup
@@ -123,8 +128,9 @@ def rows(data: dict | None = None) -> list[tuple[str, str, str]]:
                 exercise = "not tried"
             else:
                 speed = f", best {e['best_speedup']:.2f}x" if e.get("best_speedup") else ""
-                exercise = ("passed" if e.get("passed") else f"{e.get('best_points', 0):g}/{e.get('max_points', '?')}"
-                            " points") + speed
+                exercise = ("passed" if e.get("passed") else
+                            "verified on a CPU; its speed check needs a GPU" if e.get("cpu_verified") else
+                            f"{e.get('best_points', 0):g}/{e.get('max_points', '?')} points") + speed
         out.append((f"{number} {title}", lesson, exercise))
     return out
 
@@ -168,8 +174,11 @@ def panel_text(current: str) -> str:
     data = load()
     done = sum(1 for n in LESSONS if n in data["lessons"])
     passed = sum(1 for e in EXERCISES.values() if data["exercises"].get(e, {}).get("passed"))
+    on_cpu = sum(1 for e in EXERCISES.values() if data["exercises"].get(e, {}).get("cpu_verified")
+                 and not data["exercises"][e].get("passed"))
     mine = dict((r[0][:2], r[2]) for r in rows(data)).get(current, "-")
     text = (f"Course progress: {done}/{len(LESSONS)} lessons done, {passed}/{len(EXERCISES)} exercises passed"
+            + (f" ({on_cpu} more verified on a CPU, speed not graded there)" if on_cpu else "")
             + (f"; exercise {current}: {mine}" if current in EXERCISES else "")
             + " — autograder.course.progress.progress() shows the table")
     return text
