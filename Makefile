@@ -46,7 +46,7 @@ PY ?= $(BIN)/python
 STAMP := $(VENV)/.course-installed
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help env lab lab-instructor test test-fast gates lint strip exercises check gpu-check release autograde feedback grades clean
+.PHONY: help env lab lab-instructor warm test test-fast gates lint strip exercises check gpu-check release autograde feedback grades clean
 
 help: ## list every target with what it does
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -100,11 +100,14 @@ gpu-check: ## on a CUDA GPU: grade references, wrong approaches and GPU cheats 2
 release: $(STAMP) ## instructors: nbgrader generate_assignment for every assignment, recorded in gradebook.db
 	$(BIN)/python -m autograder.tools.classroom release
 
-autograde: $(STAMP) ## instructors: grade every student in submitted/ (WORKERS=N at a time, one per GPU), record scores from the trusted reports
+warm: $(STAMP) ## instructors: fill the workers' compile cache with the references' compiles (once per machine, torch and grader; autograde runs it)
+	$(BIN)/python -m autograder.tools.warm
+
+autograde: warm ## instructors: grade every student in submitted/ (WORKERS=N at a time, one per GPU), record scores from the trusted reports
 	$(BIN)/python -m autograder.tools.classroom autograde --workers $(WORKERS)
 
 .PHONY: regrade
-regrade: $(STAMP) ## instructors: regrade one student through the trusted unit, then record (STUDENT=alice; STUDENT="a b" for several)
+regrade: warm ## instructors: regrade one student through the trusted unit, then record (STUDENT=alice; STUDENT="a b" for several)
 	@test -n "$(STUDENT)" || { echo "make regrade needs STUDENT=<id> (a folder under submitted/)" >&2; exit 2; }
 	$(BIN)/python -m autograder.tools.classroom autograde --workers $(WORKERS) $(foreach s,$(STUDENT),--student $(s))
 

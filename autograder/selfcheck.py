@@ -185,8 +185,11 @@ def check(exercise_id: str, namespace: dict) -> None:
     """
     from autograder.course import display, progress
 
-    if os.environ.get("AUTOGRADER_WORKER") or os.environ.get("NBGRADER_EXECUTION"):
-        return  # grading runs its own checks; the self-check card is for learners
+    if os.environ.get("AUTOGRADER_WORKER"):
+        return  # the grader's worker loading the notebook: grading runs its own checks
+    if _nbgrader_autograde():  # the feedback page shows the card of the grading that decided the scores
+        display.show_report(report_for(exercise_id, namespace), get_exercise(exercise_id))
+        return
 
     bar = display.Progress(f"Grading {exercise_id}")
     report = report_for(exercise_id, namespace, progress=bar.update)

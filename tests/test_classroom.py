@@ -263,6 +263,29 @@ def test_each_student_has_feedback_and_an_unreadable_file_is_kept_and_explained(
     assert "could not be graded" in (graded_class / "feedback" / "carol" / EX / f"{EX}.html").read_text()
 
 
+def test_a_feedback_page_shows_the_trusted_result_card_and_no_empty_progress_panel(graded_class):
+    """Issue 40: feedback pages showed an empty progress panel (the grading sandbox's) and no result card."""
+    page = (graded_class / "feedback" / "alice" / EX / f"{EX}.html").read_text()
+    assert "course-result-card" in page and "points" in page
+    assert "Course progress:" not in page
+
+
+def test_grades_totals_add_up_each_students_checks_per_assignment_and_in_all(graded_class):
+    rows = list(csv.DictReader((graded_class / "grades.csv").open()))
+    totals = list(csv.DictReader((graded_class / "grades-totals.csv").open()))
+    for student in CLASS:
+        mine = [t for t in totals if t["student"] == student]
+        ex = next(t for t in mine if t["assignment"] == EX)
+        assert float(ex["score"]) == sum(float(r["score"]) for r in rows if r["student"] == student
+                                         and r["assignment"] == EX), student
+        everything = next(t for t in mine if t["assignment"] == "all")
+        assert float(everything["score"]) == sum(float(t["score"]) for t in mine if t["assignment"] != "all")
+        # the speed check needs a GPU: on this CPU it is not graded, and the totals say how many points that is
+        unseen = sum(float(r["max_score"]) for r in rows if r["student"] == student and r["assignment"] == EX
+                     and r["note"])
+        assert float(ex["not_graded_points"]) == unseen and ex["max_score"] == f"{get_exercise(EX).points:g}"
+
+
 def test_autograde_records_each_submissions_time(graded_class):
     rows = list(csv.DictReader((graded_class / "autograded" / "timings.csv").open()))
     assert {r["student"] for r in rows} == set(CLASS)

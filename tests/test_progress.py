@@ -2,6 +2,8 @@
 breaking a notebook when the file is missing or corrupt; hints revealed one at a time."""
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -125,3 +127,30 @@ def test_an_exercise_verified_on_a_cpu_is_not_passed_but_said_so(tmp_path, monke
     text = progress.panel_text("01")
     assert "0/6 exercises passed (1 more verified on a CPU, speed not graded there)" in text, text
     assert "exercise 01: verified on a CPU; its speed check needs a GPU" in text, text
+
+
+def test_a_plain_papermill_run_and_a_gradings_run_leave_the_learners_progress_alone(tmp_path):
+    """Issue 40: `papermill lesson.ipynb out.ipynb` recorded the lesson as done in the user's own progress file, and
+    a feedback page showed the grading sandbox's empty progress panel."""
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source":
+                     "from autograder.course import progress\nprogress.lesson_done('01')\nprogress.panel('01')"}],
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "in.ipynb").write_text(json.dumps(nb))
+    env = {**os.environ, "COURSE_PROGRESS_FILE": str(tmp_path / "progress.json"), "PYTHONPATH": str(REPO)}
+    env.pop("NBGRADER_EXECUTION", None)
+    papermill = Path(sys.executable).parent / "papermill"
+    done = subprocess.run([str(papermill), "-k", "python3", str(tmp_path / "in.ipynb"), str(tmp_path / "out.ipynb")],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert not (tmp_path / "progress.json").exists()
+    assert "Course progress:" in (tmp_path / "out.ipynb").read_text()  # shown, not recorded
+    env["NBGRADER_EXECUTION"] = "autograde"
+    shown = subprocess.run([sys.executable, "-c", "from autograder.course import progress; progress.panel('01')"],
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0 and shown.stdout == "", shown.stdout

@@ -38,8 +38,25 @@ def _empty() -> dict:
 
 
 def _recording_disabled() -> bool:
-    """Grading runs (nbgrader autograde, the isolated grader) are not the learner's own progress."""
-    return bool(os.environ.get("NBGRADER_EXECUTION") or os.environ.get("AUTOGRADER_WORKER"))
+    """Grading runs (nbgrader autograde, the isolated grader) and headless runs of a notebook (papermill, a CI's
+    check) are not the learner's own progress."""
+    return bool(os.environ.get("NBGRADER_EXECUTION") or os.environ.get("AUTOGRADER_WORKER")) or _under_papermill()
+
+
+def _under_papermill() -> bool:
+    """This kernel was started by papermill: its parent process (the kernel's launcher) runs papermill's code.
+    Papermill sets no variable of its own, and a notebook cannot see how it is being run."""
+    pid = os.getppid()
+    for _ in range(2):  # the launcher, or the one above it where a wrapper (a sandbox) started the kernel
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"papermill" in f.read(8192):
+                    return True
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
 
 
 def load() -> dict:
@@ -158,7 +175,10 @@ def progress() -> list[tuple[str, str, str]]:
 
 
 def panel(current: str) -> None:
-    """Show the panel at the top of a notebook (HTML in a notebook, a text line elsewhere)."""
+    """Show the panel at the top of a notebook (HTML in a notebook, a text line elsewhere); nothing in a grading's
+    run of a notebook (its feedback page would show a sandbox's empty progress)."""
+    if os.environ.get("NBGRADER_EXECUTION") or os.environ.get("AUTOGRADER_WORKER"):
+        return
     text = panel_text(current)
     if _in_kernel():
         from IPython.display import display

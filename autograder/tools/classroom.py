@@ -188,26 +188,46 @@ def not_graded(course: Path, student: str, assignment: str) -> dict[str, str]:
             for r in report.results if r.status == SKIPPED}
 
 
+TOTALS = "grades-totals.csv"
+
+
 def grades(course: Path, out: Path | None = None) -> Path:
     """One row per student, assignment and graded check, from the gradebook; ``note`` says where a check was not
-    graded (skipped for want of a GPU: its score is 0, never points)."""
+    graded (skipped for want of a GPU: its score is 0, never points). Beside it, ``grades-totals.csv``: each
+    student's score per assignment and in all (an assignment not submitted counts 0 of its points), with the points
+    not graded."""
     from nbgrader.api import Gradebook
 
     out = out or course / "grades.csv"
+    totals: dict[str, dict[str, list]] = {}  # student -> assignment -> [score, max, points not graded]
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb, out.open("w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["student", "assignment", "check", "score", "max_score", "note"])
+        assignments = {a.name: a.max_score for a in gb.assignments}
         for assignment in gb.assignments:
             for student in gb.students:
+                row = totals.setdefault(student.id, {}).setdefault(assignment.name,
+                                                                   [0.0, assignment.max_score, 0.0, "not submitted"])
                 try:
                     submission = gb.find_submission(assignment.name, student.id)
                 except Exception:  # nbgrader's MissingEntry: this student did not submit it
                     continue
+                row[3] = ""
                 notes = not_graded(course, student.id, assignment.name)
                 for notebook in submission.notebooks:
                     for grade in sorted(notebook.grades, key=lambda g: g.name):
                         writer.writerow([student.id, assignment.name, grade.name, grade.score, grade.max_score,
                                          notes.get(grade.name, "")])
+                        row[0] += grade.score or 0.0
+                        row[2] += grade.max_score if grade.name in notes else 0.0
+    with (out.parent / TOTALS).open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student", "assignment", "score", "max_score", "not_graded_points", "note"])
+        for student, by in sorted(totals.items()):
+            for name, (score, most, unseen, note) in sorted(by.items()):
+                writer.writerow([student, name, f"{score:g}", f"{most:g}", f"{unseen:g}", note])
+            writer.writerow([student, "all", f"{sum(r[0] for r in by.values()):g}",
+                             f"{sum(assignments.values()):g}", f"{sum(r[2] for r in by.values()):g}", ""])
     return out
 
 
