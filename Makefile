@@ -46,7 +46,7 @@ PY ?= $(BIN)/python
 STAMP := $(VENV)/.course-installed
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help env lab lab-instructor warm test test-fast gates lint strip exercises check gpu-check release autograde feedback grades clean
+.PHONY: help env lab lab-instructor warm collect test test-fast gates lint strip exercises check gpu-check release autograde feedback grades clean
 
 help: ## list every target with what it does
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -99,6 +99,10 @@ gpu-check: ## on a CUDA GPU: grade references, wrong approaches and GPU cheats 2
 
 release: $(STAMP) ## instructors: nbgrader generate_assignment for every assignment, recorded in gradebook.db
 	$(BIN)/python -m autograder.tools.classroom release
+
+collect: $(STAMP) ## instructors: a learning platform's zip of submissions into submitted/ (ASSIGNMENT=01_eager_mode ZIP=file.zip NAMES=plain|canvas|moodle)
+	@test -n "$(ASSIGNMENT)" -a -n "$(ZIP)" || { echo "make collect needs ASSIGNMENT=<id> ZIP=<the platform's .zip>" >&2; exit 2; }
+	$(BIN)/python -m autograder.tools.collect --assignment "$(ASSIGNMENT)" --zip "$(ZIP)" --names $(or $(NAMES),plain)
 
 warm: $(STAMP) ## instructors: fill the workers' compile cache with the references' compiles (once per machine, torch and grader; autograde runs it)
 	$(BIN)/python -m autograder.tools.warm
