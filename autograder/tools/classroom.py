@@ -149,7 +149,7 @@ def fan_out(course: Path, students: list[str], results: Path, workers: int, retr
                 cmd = [sys.executable, "-m", "autograder.tools.grade_student", "--course", str(course),
                        "--student", student, "--results", str(results)]
                 code, out, err = run_unit(cmd, env={**os.environ, **slot["env"]}, timeout=unit_timeout(course, student),
-                                          preexec_fn=lambda: os.sched_setaffinity(0, slot["cores"]))
+                                          preexec_fn=lambda: os.sched_setaffinity(0, slot["cores"]), name=student)
                 print(f"[{student}] {out.strip()} ({time.perf_counter() - start:.1f} s, cores "
                       f"{slot['cores'][0]}-{slot['cores'][-1]})", flush=True)
                 if code == 0 and (results / student / RESULT).exists():

@@ -249,30 +249,55 @@ def unit_timeout(course: Path, student: str) -> float:
     return max(assignments, 1) * (2 * submission_timeout() + 900) + 120
 
 
-def run_unit(cmd: list[str], *, env: dict, timeout: float, preexec_fn=None) -> tuple[int | str, str, str]:
+def run_unit(cmd: list[str], *, env: dict, timeout: float, preexec_fn=None,
+             name: str = "") -> tuple[int | str, str, str]:
     """Run a grading unit's command in a session of its own: (exit code, or "timeout"; stdout; stderr). Past
     ``timeout`` the whole session is killed (the judge, the feedback run and whatever they started), not only the
     unit's own process. The unit's working files (copies of the submission, its gradebook, the trusted notebook)
-    go to a folder made here and removed here however the unit ends: a unit killed at its limit cannot clean up."""
+    go to a folder made here and removed here however the unit ends: a unit killed at its limit cannot clean up.
+    Where the host offers one, the unit runs in a control group of its own (core/cgroups.py: a memory and a task
+    limit over all it starts), and whatever of it is still running when it ends is killed with the group."""
     import signal
 
-    scratch = tempfile.mkdtemp(prefix="grading-unit-")
+    from autograder.core import cgroups
+
     try:
-        proc = subprocess.Popen(cmd, env={**env, UNIT_SCRATCH_ENV: scratch}, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=preexec_fn)
+        group = cgroups.UnitGroup(name) if cgroups.mode() not in ("none", "off") else None
+    except OSError as problem:  # the host's groups changed since the probe: the unit runs, and the log says how
+        print(f"warning: no cgroup for unit {name}: {problem}", file=sys.stderr)
+        group = None
+
+    def start() -> None:
+        if group is not None:
+            group.preexec()
+        if preexec_fn is not None:
+            preexec_fn()
+
+    scratch = tempfile.mkdtemp(prefix="grading-unit-")
+    # Output to files, not pipes: a process the unit left running (a daemon in a session of its own) would hold a
+    # pipe open, and reading it to its end would wait for that process, past the unit's own end.
+    with tempfile.TemporaryFile("w+", errors="replace") as out, tempfile.TemporaryFile("w+", errors="replace") as err:
+        why = ""
         try:
-            out, err = proc.communicate(timeout=timeout)
-            return proc.returncode, out, err
-        except subprocess.TimeoutExpired:
+            proc = subprocess.Popen(group.argv(cmd) if group else cmd, env={**env, UNIT_SCRATCH_ENV: scratch},
+                                    stdout=out, stderr=err, text=True, start_new_session=True, preexec_fn=start)
             try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            out, err = proc.communicate()
-            why = f"\nthe unit was stopped after {timeout:g} s (its time limit; {UNIT_TIMEOUT_ENV})"
-            return "timeout", out, err + why
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+                code: int | str = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+                code = "timeout"
+                why = f"\nthe unit was stopped after {timeout:g} s (its time limit; {UNIT_TIMEOUT_ENV})"
+        finally:
+            if group is not None:
+                group.close()
+            shutil.rmtree(scratch, ignore_errors=True)
+        out.seek(0)
+        err.seek(0)
+        return code, out.read(), err.read() + why
 
 
 def main(argv: list[str] | None = None) -> int:

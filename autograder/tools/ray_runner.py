@@ -43,7 +43,7 @@ def _grade_unit(course: str, student: str, results: str, python: str, env: dict,
         child["TORCHINDUCTOR_COMPILE_THREADS"] = child["OMP_NUM_THREADS"] = str(threads)
     cmd = [python, "-m", "autograder.tools.grade_student", "--course", course, "--student", student,
            "--results", results]
-    code, out, err = run_unit(cmd, env=child, timeout=unit_timeout(Path(course), student))
+    code, out, err = run_unit(cmd, env=child, timeout=unit_timeout(Path(course), student), name=student)
     result = Path(results) / student / RESULT
     print(f"[{student}] {out.strip()} {err.strip()[-500:] if code else ''}", flush=True)
     return str(result) if code == 0 and result.exists() else None
