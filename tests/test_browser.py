@@ -76,6 +76,7 @@ def lab(request, tmp_path_factory):
                JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
                JUPYTERLAB_SETTINGS_DIR=str(home / "settings"))
     env.pop("COURSE_ALLOW_SKIP", None)
+    env["JUPYTER_CONFIG_PATH"] = str(REPO / "autograder" / "course" / "learner_lab")  # the learner's lab, as make lab
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
            f"--ServerApp.token={token}", f"--ServerApp.root_dir={root}", "--ServerApp.open_browser=False"]
     if os.getuid() == 0:
@@ -123,6 +124,10 @@ def test_an_exercise_runs_and_shows_progress_result_card_and_hints(lab):
         try:
             page.goto(url)
             page.wait_for_selector(".jp-Notebook", timeout=60_000)
+            # The learner's lab has no instructor tools (issue 40): no Nbgrader menu, no Create Assignment panel
+            menus = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
+            assert menus and "Nbgrader" not in menus, menus
+            assert not page.locator("text=Create Assignment").count()
             # The kernel must be connected first: a Run All sent before that can be dropped (seen under load).
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
             # Run All, until the card shows. Under load JupyterLab can raise "Select Kernel" (even twice, the

@@ -11,8 +11,8 @@ from autograder.core.protocol import FAILED, PASSED, SKIPPED, Report
 from autograder.core.timing import format_seconds
 
 # What a learner without a GPU is told about a check that needs one (README, "No GPU?", says how to get one).
-NO_GPU = ("it needs a CUDA GPU, and this machine has none. Your code is not wrong for that: run the notebook on a "
-          "GPU to get these points (README, \"No GPU?\": a free one on Colab or Kaggle)")
+NO_GPU = ("Not a failure of your code: run the notebook on a machine with a CUDA GPU to get these points (README, "
+          "\"No GPU?\": a free one on Colab or Kaggle)")
 
 
 def _in_kernel() -> bool:
