@@ -227,3 +227,16 @@ def test_a_venv_that_is_a_link_runs_inside_and_a_sandbox_that_cannot_start_pytho
     finally:
         sandbox.preflight.cache_clear()
     assert not (course / "results").exists() and not (course / "gradebook.db").exists()
+
+
+def test_a_machine_without_disk_for_a_gradings_scratch_stops_before_grading_and_says_so(monkeypatch):
+    from collections import namedtuple
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(sandbox.shutil, "disk_usage", lambda path: usage(10 * 2**30, 10 * 2**30 - 2**20, 2**20))
+    sandbox.preflight.cache_clear()
+    try:
+        with pytest.raises(sandbox.SandboxUnavailable, match="only 0.0 GiB free .* not any student's code"):
+            sandbox.preflight()
+    finally:
+        sandbox.preflight.cache_clear()

@@ -332,6 +332,7 @@ class Session:
         """A worker in ``scratch``, which must be a fresh folder no submission code has run in: the judge opens the
         worker's log there and copies the warm compile cache into it, following whatever links it finds."""
         use_shared_memory_files()
+        sandbox.preflight()  # once per process: a sandbox that cannot start Python is the grader's error, said so
         sandbox.refuse_tracing(torch.cuda.is_available())  # before any submission code runs beside the judge
         ours, theirs = socket.socketpair()
         log = scratch / "worker.log"

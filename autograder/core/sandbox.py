@@ -190,11 +190,23 @@ def reachable(path: str) -> str:
     return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
 
 
+MIN_FREE_BYTES = 2 * 2**30  # a grading's scratch: compile caches copied in, a notebook's outputs, the reports
+
+
 @functools.cache
 def preflight() -> None:
     """Start this Python in the sandbox once, as every grading will: raise SandboxUnavailable, saying it is the
-    grader's setup that failed, when it cannot (the interpreter not reachable inside, bubblewrap broken), before
-    any student's grading could be blamed for it."""
+    grader's setup that failed, when it cannot (the interpreter not reachable inside, bubblewrap broken, no disk
+    for a grading's scratch), before any student's grading could be blamed for it."""
+    import tempfile
+
+    folder = tempfile.gettempdir()
+    free = shutil.disk_usage(folder).free
+    if free < MIN_FREE_BYTES:
+        raise SandboxUnavailable(
+            f"only {free / 2**30:.1f} GiB free in {folder}, where every grading makes its scratch folder (at least "
+            f"{MIN_FREE_BYTES / 2**30:g} GiB): this is the grading machine's setup, not any student's code: nothing "
+            "was graded or recorded. Free some space, or point TMPDIR at a disk that has it")
     if mode() == "none":
         return
     argv = wrap([sys.executable, "-c", "import autograder"], cwd=Path("/"))
