@@ -35,6 +35,26 @@ def test_every_quiz_question_has_a_valid_answer_and_an_explanation(lesson):
         assert quiz.answer(lesson, n, wrong).startswith("Not quite")
 
 
+def test_quiz_widgets_show_code_as_code_not_backticks(monkeypatch):
+    """Issue 40: in JupyterLab the questions showed their backticks literally."""
+    import ipywidgets
+
+    from autograder.course import display as course_display
+
+    shown = []
+    monkeypatch.setattr(course_display, "_in_kernel", lambda: True)
+    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append(obj))
+    quiz.show("01")
+    widgets = [w for box in shown[0].children for w in box.children]
+    html_text = " ".join(w.value for w in widgets if isinstance(w, ipywidgets.HTML))
+    labels = [label for w in widgets if isinstance(w, ipywidgets.RadioButtons) for label, _ in w.options]
+    assert "<code>" in html_text and "`" not in html_text and not any("`" in label for label in labels)
+    radio = next(w for w in shown[0].children[0].children if isinstance(w, ipywidgets.RadioButtons))
+    radio.value = quiz.QUIZZES["01"][0].answer
+    next(w for w in shown[0].children[0].children if isinstance(w, ipywidgets.Button)).click()
+    assert "Correct" in shown[0].children[0].children[-1].value
+
+
 def test_quiz_prints_without_a_notebook_frontend(capsys):
     quiz.show("01")
     assert "Q1." in capsys.readouterr().out

@@ -265,18 +265,28 @@ def show(lesson: str) -> None:
 
     boxes = []
     for n, q in enumerate(questions, 1):
-        radio = w.RadioButtons(options=list(q.options), value=None, layout={"width": "max-content"})
+        # a radio button's label is plain text: its `code` shows without the backticks
+        radio = w.RadioButtons(options=[(o.replace("`", ""), i) for i, o in enumerate(q.options)], value=None,
+                               layout={"width": "max-content"})
         button = w.Button(description="Check", button_style="info")
         feedback = w.HTML()
 
-        def on_click(_, q=q, radio=radio, feedback=feedback, n=n):
+        def on_click(_, radio=radio, feedback=feedback, n=n):
             if radio.value is None:
                 feedback.value = "<i>Pick an answer first.</i>"
                 return
-            text = answer(lesson, n, q.options.index(radio.value))
+            text = answer(lesson, n, radio.value)
             color = "#1a7f37" if text.startswith("Correct") else "#cf222e"
-            feedback.value = f"<span style='color:{color}'>{text}</span>"
+            feedback.value = f"<span style='color:{color}'>{as_html(text)}</span>"
 
         button.on_click(on_click)
-        boxes.append(w.VBox([w.HTML(f"<b>Q{n}. {q.prompt}</b>"), radio, button, feedback]))
+        boxes.append(w.VBox([w.HTML(f"<b>Q{n}. {as_html(q.prompt)}</b>"), radio, button, feedback]))
     display(w.VBox(boxes))
+
+
+def as_html(text: str) -> str:
+    """``text`` for an HTML widget: escaped, and `code` in backticks shown as code (it showed the backticks)."""
+    import html
+    import re
+
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
