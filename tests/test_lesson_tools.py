@@ -163,3 +163,21 @@ def test_cuda_graph_skips_are_logged_where_the_lessons_send_a_learner(capfd):
         text = "".join("".join(c["source"]) for c in json.loads((REPO / "lessons" / f"{lesson}.ipynb").read_text())[
             "cells"])
         assert 'TORCH_LOGS="cudagraphs"' in text, lesson
+
+
+def test_profiling_a_call_writes_nothing_to_stderr():
+    """Issue 40: lesson 1 opened with red stderr boxes: Kineto's "USDT: ... profiler_start/stop" lines, written from
+    C++ to file descriptor 2. What the cell itself writes there afterwards still shows."""
+    import os
+    import subprocess
+    import sys
+
+    from autograder.tools.paths import REPO
+
+    code = ("import sys, torch\nfrom autograder.core.profiling import profile_call\n"
+            "profile_call(lambda x: torch.nn.functional.gelu(x) * 2, torch.randn(64))\n"
+            "print('after', file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == "after", done.stderr

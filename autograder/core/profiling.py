@@ -3,6 +3,7 @@ busy it keeps the GPU, and the GPU's copy bandwidth: the ceilings a result card 
 
 from __future__ import annotations
 
+import contextlib
 import re
 import warnings
 from collections import Counter
@@ -35,6 +36,28 @@ class CallProfile:
         return short
 
 
+@contextlib.contextmanager
+def _native_stderr_silenced():
+    """File descriptor 2 pointed at /dev/null while the profiler runs: Kineto writes "USDT: ... profiler_start" and
+    "profiler_stop" from C++ straight to it, which a notebook shows as red stderr boxes over every profiled cell."""
+    import os
+    import sys
+
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no descriptor 2 (an embedded interpreter): nothing to silence
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def profile_call(fn, *args, device=None, warmup: int = 3) -> CallProfile:
     """Profile one steady-state call of ``fn(*args)`` (after ``warmup`` calls, so a compile is not in it)."""
     if device is None:
@@ -44,8 +67,8 @@ def profile_call(fn, *args, device=None, warmup: int = 3) -> CallProfile:
         fn(*args)
     synchronize(device)
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
-    with warnings.catch_warnings():  # "Profiler clears events at the end of each cycle": expected, one cycle
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(), _native_stderr_silenced():  # "Profiler clears events at the end of each
+        warnings.simplefilter("ignore")  # cycle": expected, one cycle; Kineto's "profiler_start/stop" lines too
         with profile(activities=activities) as prof:
             fn(*args)
             synchronize(device)
