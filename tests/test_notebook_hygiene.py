@@ -70,3 +70,24 @@ def test_pre_commit_hook_strips_with_the_same_command(tmp_path):
     hooks = yaml.safe_load((REPO / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"]
     entry = next(h for h in hooks if h["id"] == "strip-notebooks")["entry"]
     assert entry == "python -m autograder.tools.notebooks strip"
+
+
+def test_every_notebook_links_on_and_every_relative_link_resolves():
+    """Issue 40: no links between notebooks. Each lesson ends with its exercise and the next lesson, each exercise
+    starts with its lesson; a link that names a file names one that exists."""
+    import json
+    import re
+
+    from autograder.tools.paths import REPO
+
+    notebooks = sorted([*REPO.glob("lessons/*.ipynb"), *REPO.glob("solutions/*/*.ipynb"),
+                        *REPO.glob("exercises/*/*.ipynb")])
+    for nb in notebooks:
+        cells = json.loads(nb.read_text())["cells"]
+        text = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        for target in re.findall(r"\]\(([^)#:\s]+\.ipynb)\)", text):
+            assert (nb.parent / target).resolve().is_file(), f"{nb.relative_to(REPO)} links to {target}"
+        if nb.parent.name == "lessons" and not nb.name.startswith("06"):
+            assert re.search(r"\]\(\d\d_\w+\.ipynb\)", text), f"{nb.name} links to no next lesson"
+        if nb.parent.parent.name in ("solutions", "exercises") and not nb.name.startswith("00"):
+            assert "../../lessons/" in text, f"{nb.relative_to(REPO)} links to no lesson"
