@@ -181,3 +181,21 @@ def test_profiling_a_call_writes_nothing_to_stderr():
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip() == "after", done.stderr
+
+
+def test_lesson_3s_precision_and_memory_claims_say_what_torchs_own_source_says():
+    """The 2026-11-27 accuracy review (N3, N4): CUDAGraph Trees share one pool (not one per graph), and
+    set_float32_matmul_precision leaves convolutions alone (cudnn.allow_tf32, on by default, governs them)."""
+    import json
+
+    import torch._inductor.cudagraph_trees as trees
+
+    from autograder.tools.paths import REPO
+
+    cells = json.loads((REPO / "lessons" / "03_compile_modes.ipynb").read_text())["cells"]
+    text = " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    assert "share the same memory pool" in " ".join(trees.__doc__.split())
+    assert "each graph keeps its own pool" not in text and "one private pool" in text
+    precision_doc = " ".join(torch.set_float32_matmul_precision.__doc__.split())
+    assert "does not change the precision of convolution" in precision_doc
+    assert "matmuls and convolutions change" not in text and "cudnn.allow_tf32" in text
