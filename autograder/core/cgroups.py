@@ -27,19 +27,18 @@ import time
 import uuid
 from pathlib import Path
 
+from autograder.core.sandbox import size_bytes
+
 ROOT = Path("/sys/fs/cgroup")
 MEMORY_ENV, TASKS_ENV, OFF_ENV = "COURSE_UNIT_MEMORY", "COURSE_UNIT_TASKS", "COURSE_UNIT_CGROUP"
-_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
 
 def limits() -> tuple[int, int]:
     """(bytes, tasks) a unit may use in all."""
-    text = os.environ.get(MEMORY_ENV, "32G").strip().lower().removesuffix("b").removesuffix("i")
-    number, unit = text.rstrip("kmgt"), text[len(text.rstrip("kmgt")):]
     try:
-        memory = int(float(number) * _UNITS[unit])
+        memory = size_bytes(os.environ.get(MEMORY_ENV, "32G"))
         tasks = int(os.environ.get(TASKS_ENV, "4096"))
-    except (ValueError, KeyError):
+    except ValueError:
         raise ValueError(f"{MEMORY_ENV}={os.environ.get(MEMORY_ENV)!r} / {TASKS_ENV}={os.environ.get(TASKS_ENV)!r}: "
                          "give a size such as 32G and a number of tasks") from None
     return memory, tasks
@@ -124,21 +123,22 @@ def describe() -> str:
 
 class UnitGroup:
     """The limits around one unit: ``argv`` to run (systemd-run's scope), ``preexec`` to call in the child before it
-    runs anything (joining a kernel group), and ``close`` to kill what is left in the group and remove it."""
+    runs anything (joining a kernel group), and ``close`` to kill what is left in the group and remove it. Where
+    ``mode()`` is off or none, all three leave the unit as it is."""
 
-    def __init__(self, name: str = ""):
+    def __init__(self, name: str = "", kind: str | None = None):
         self.name = f"course-unit-{name or ''}-{uuid.uuid4().hex[:8]}".replace("--", "-")
-        self.kind = mode()
+        self.kind = kind or mode()
         self.groups: list[Path] = []
-        memory, tasks = limits()
+        self.memory, self.tasks = limits() if self.kind not in ("off", "none") else (0, 0)
         if self.kind.startswith("cgroup"):
-            kind, parents = _kernel()
+            version, parents = _kernel()
             for parent in parents:
                 group = parent / self.name
                 group.mkdir()
                 self.groups.append(group)
-            files = ({"memory.max": memory, "memory.swap.max": 0, "pids.max": tasks} if kind == "v2" else
-                     {"memory.limit_in_bytes": memory, "pids.max": tasks})
+            files = ({"memory.max": self.memory, "memory.swap.max": 0, "pids.max": self.tasks} if version == "v2"
+                     else {"memory.limit_in_bytes": self.memory, "pids.max": self.tasks})
             for group in self.groups:
                 for file, value in files.items():
                     if (group / file).exists():
@@ -147,9 +147,8 @@ class UnitGroup:
     def argv(self, argv: list[str]) -> list[str]:
         if self.kind != "systemd-run":
             return list(argv)
-        memory, tasks = limits()
-        return [shutil.which("systemd-run"), "--scope", "--quiet", f"--unit={self.name}", "-p", f"MemoryMax={memory}",
-                "-p", f"TasksMax={tasks}", "--", *argv]
+        return [shutil.which("systemd-run"), "--scope", "--quiet", f"--unit={self.name}", "-p",
+                f"MemoryMax={self.memory}", "-p", f"TasksMax={self.tasks}", "--", *argv]
 
     def preexec(self) -> None:
         for group in self.groups:

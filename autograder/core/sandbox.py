@@ -82,6 +82,16 @@ def mode() -> str:
     return "none"
 
 
+def size_bytes(text: str) -> int:
+    """``16G``, ``512M``, ``32GiB``, ``1024`` as bytes; ValueError for anything else."""
+    text = text.strip().lower().removesuffix("b").removesuffix("i")
+    number, unit = text.rstrip("kmgt"), text[len(text.rstrip("kmgt")):]
+    try:
+        return int(float(number) * _UNITS[unit])
+    except KeyError:
+        raise ValueError(text) from None
+
+
 def memory_limit(gpu: bool) -> int | None:
     """Bytes of data memory a process running student code may have (None: no limit); see the module's doc."""
     text = os.environ.get(MEMORY_ENV, "").strip().lower().removesuffix("b").removesuffix("i")
@@ -91,10 +101,9 @@ def memory_limit(gpu: bool) -> int | None:
         if gpu:
             return None
         text = DEFAULT_MEMORY.lower()
-    number, unit = text.rstrip("kmgt"), text[len(text.rstrip("kmgt")):]
     try:
-        limit = int(float(number) * _UNITS[unit])
-    except (ValueError, KeyError):
+        limit = size_bytes(text)
+    except ValueError:
         raise SandboxUnavailable(f"{MEMORY_ENV}={os.environ.get(MEMORY_ENV)!r}: use a size such as 16G or 512M, "
                                  "or none") from None
     if limit < 2**28:
@@ -234,12 +243,12 @@ def wrap(argv: list[str], *, writable: list[Path] = (), readable: list[Path] = (
     ``own_pids``: a PID namespace of its own (kept off where CUDA IPC with a process outside is needed).
     ``new_session``: a session of its own (no terminal to inject into; off where the caller signals the
     process group)."""
-    limit, prlimit = memory_limit(gpu), shutil.which("prlimit")
-    if mode() != "none":
+    limit, prlimit, current = memory_limit(gpu), shutil.which("prlimit"), mode()
+    if current != "none":
         argv = [reachable(a) if a == sys.executable else a for a in argv]
     if limit is not None and prlimit:  # prlimit sets the limit, then execs argv: the same process tree
         argv = [prlimit, f"--data={limit}:{limit}", "--", *argv]
-    if mode() == "none":
+    if current == "none":
         return list(argv)
     bwrap, _ = _working_bwrap()
     # --cap-drop ALL: a grader run as root would otherwise keep root's capabilities inside (and could write

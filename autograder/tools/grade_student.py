@@ -262,14 +262,13 @@ def run_unit(cmd: list[str], *, env: dict, timeout: float, preexec_fn=None,
     from autograder.core import cgroups
 
     try:
-        group = cgroups.UnitGroup(name) if cgroups.mode() not in ("none", "off") else None
+        group = cgroups.UnitGroup(name)
     except OSError as problem:  # the host's groups changed since the probe: the unit runs, and the log says how
         print(f"warning: no cgroup for unit {name}: {problem}", file=sys.stderr)
-        group = None
+        group = cgroups.UnitGroup(name, kind="none")
 
     def start() -> None:
-        if group is not None:
-            group.preexec()
+        group.preexec()
         if preexec_fn is not None:
             preexec_fn()
 
@@ -279,7 +278,7 @@ def run_unit(cmd: list[str], *, env: dict, timeout: float, preexec_fn=None,
     with tempfile.TemporaryFile("w+", errors="replace") as out, tempfile.TemporaryFile("w+", errors="replace") as err:
         why = ""
         try:
-            proc = subprocess.Popen(group.argv(cmd) if group else cmd, env={**env, UNIT_SCRATCH_ENV: scratch},
+            proc = subprocess.Popen(group.argv(cmd), env={**env, UNIT_SCRATCH_ENV: scratch},
                                     stdout=out, stderr=err, text=True, start_new_session=True, preexec_fn=start)
             try:
                 code: int | str = proc.wait(timeout=timeout)
@@ -292,8 +291,7 @@ def run_unit(cmd: list[str], *, env: dict, timeout: float, preexec_fn=None,
                 code = "timeout"
                 why = f"\nthe unit was stopped after {timeout:g} s (its time limit; {UNIT_TIMEOUT_ENV})"
         finally:
-            if group is not None:
-                group.close()
+            group.close()
             shutil.rmtree(scratch, ignore_errors=True)
         out.seek(0)
         err.seek(0)
