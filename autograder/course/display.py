@@ -71,25 +71,17 @@ class HintLadder:
         self.shown += 1
         return f"Hint {self.shown}/{len(self.hints)} for {self.check_id}: {self.hints[self.shown - 1]}"
 
-    def widget(self):
-        """A "show a hint" button; each click adds the next hint under it."""
-        import ipywidgets
-
-        button = ipywidgets.Button(description="show a hint", tooltip=f"next hint for {self.check_id}",
-                                   layout={"width": "auto"})
-        shown = ipywidgets.HTML("")
-        button.add_class("course-hint-button")
-        shown.add_class("course-hints")
-
-        def reveal(_=None):
-            shown.value += f"<div>{html.escape(self.next())}</div>"
-            if self.shown >= len(self.hints):
-                button.disabled = True
-
-        button.on_click(reveal)
-        box = ipywidgets.VBox([button, shown])
-        box.reveal = reveal  # for tests and for code that wants to click it
-        return box
+    def html(self) -> str:
+        """The hints as nested ``<details>``: "show a hint" opens the first, and inside it "show the next hint"
+        the next, so they come one at a time. Plain HTML, not a widget: it needs no kernel connection (a widget
+        made before a kernel switch stays "Loading widget..." for good) and works in feedback pages too."""
+        inner = ""
+        for n in range(len(self.hints), 0, -1):
+            label = "show a hint" if n == 1 else "show the next hint"
+            text = html.escape(f"Hint {n}/{len(self.hints)} for {self.check_id}: {self.hints[n - 1]}")
+            inner = (f"<details class='course-hint'><summary class='course-hint-button' style='cursor:pointer;"
+                     f"color:#1a5fb4'>{label}</summary><div class='course-hints'>{text}</div>{inner}</details>")
+        return inner
 
 
 def report_text(report: Report) -> str:
@@ -161,17 +153,11 @@ def show_report(report: Report, exercise) -> None:
             d = r.details
             print(f"{r.id}: baseline {format_seconds(d['baseline_s'])}, yours {format_seconds(d['candidate_s'])}, "
                   f"compile/first call {format_seconds(d['compile_s'])}")
-    failed = [r for r in report.results if r.status == FAILED and exercise.hints.get(r.id)]
-    if failed:
-        try:
-            import ipywidgets
-        except ImportError:
-            ipywidgets = None
-        for r in failed:
+    for r in report.results:
+        if r.status == FAILED and exercise.hints.get(r.id):
             ladder = HintLadder(r.id, exercise.hints[r.id])
-            if ipywidgets is not None:
-                display(ipywidgets.HTML(f"<b>{html.escape(r.id)}</b> failed:"), ladder.widget())
-            else:
-                print(f"{r.id}: autograder.selfcheck.hint({exercise.id!r}, {r.id!r}) shows a hint")
+            display({"text/html": f"<div><b>{html.escape(r.id)}</b> failed:{ladder.html()}</div>",
+                     "text/plain": f"{r.id}: autograder.selfcheck.hint({exercise.id!r}, {r.id!r}) shows a hint"},
+                    raw=True)
     if all(r.status == PASSED for r in report.results):
         print("All checks passed.")
