@@ -42,7 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("exercise", help="an exercise id, as `python -m autograder list` prints it")
     grade.add_argument("path", type=Path, help="the notebook (.ipynb) or .py file to grade")
     grade.add_argument("--json", type=Path, help="also write the full report as JSON here")
-    grade.add_argument("--timeout", type=float, default=600, help="seconds for the whole grading (default 600)")
+    grade.add_argument("--timeout", type=float, default=None,
+                       help="seconds for the whole grading (default 600; 1800 for a submission that asks for "
+                            "max-autotune, whose search takes minutes on cold caches)")
     grade.add_argument("--allow-skip", action="store_true",
                        help="a speed check that needs a GPU may be skipped on a CPU (CI only)")
     grade.add_argument("--hidden", action="store_true",

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from autograder.core.protocol import PASSED, SKIPPED, CheckFailed, Report
+from autograder.core.submission import DEFAULT_LIMIT_S, SubmissionError, grading_limit, submission_code
 from autograder.exercises import get_exercise
 from autograder.live import LiveRequest, grade_live
 
@@ -80,8 +81,15 @@ def run_judge(exercise_id: str, path: Path, out: Path, log: Path, *, env: dict, 
         return None, code
 
 
-def submission_timeout() -> float:
-    return float(os.environ.get("COURSE_SUBMISSION_TIMEOUT", "600"))
+def submission_timeout(path: Path | None = None) -> float:
+    """A grading's limit: ``COURSE_SUBMISSION_TIMEOUT`` if set, else what the submission at ``path`` asks for
+    (600 s; 1800 s where it asks torch.compile for max-autotune: grading_limit)."""
+    if os.environ.get("COURSE_SUBMISSION_TIMEOUT"):
+        return float(os.environ["COURSE_SUBMISSION_TIMEOUT"])
+    try:
+        return grading_limit(submission_code(path)) if path is not None else DEFAULT_LIMIT_S
+    except (SubmissionError, OSError, ValueError):  # the grading itself reports an unreadable file
+        return DEFAULT_LIMIT_S
 
 
 def _grade_file_in_judge(exercise_id: str, path: Path) -> Report:
@@ -90,7 +98,7 @@ def _grade_file_in_judge(exercise_id: str, path: Path) -> Report:
         log = Path(scratch) / "judge.log"
         env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
         report, code = run_judge(exercise_id, path, Path(scratch) / "report.json", log, env=env,
-                                 timeout=submission_timeout(), grace=120)
+                                 timeout=submission_timeout(path), grace=120)
         if report is None:
             tail = "\n".join(log.read_text(errors="replace").strip().splitlines()[-8:])
             raise RuntimeError(f"the grader ended without a report (exit code {code}):\n{tail}")

@@ -685,3 +685,29 @@ def test_a_compile_that_outlasts_a_requests_limit_goes_on_but_a_hang_and_the_gra
     message = report.result("endless").message
     assert message.startswith("grading timed out after 12 s: it was compiling"), message
     assert "compiling past its own limit" in message and 'mode="max-autotune"' in message, message
+
+
+def test_a_submission_that_asks_for_max_autotune_is_given_the_longer_limit_unless_one_was_set(tmp_path,
+                                                                                             monkeypatch):
+    """max-autotune's search takes minutes on cold caches (02's first step: more than 470 s on an H100), so a
+    grading whose text asks for it gets 1800 s instead of 600; read from the text (AST), never for a verdict;
+    an explicit limit (--timeout, COURSE_SUBMISSION_TIMEOUT) is kept as given."""
+    from autograder.core.submission import grading_limit
+    from autograder.exercises import get_exercise
+    from autograder.selfcheck import submission_timeout
+
+    assert grading_limit(["m = torch.compile(model)"]) == 600
+    assert grading_limit(["m = torch.compile(model, mode='max-autotune-no-cudagraphs')"]) == 1800
+    assert grading_limit(["m = torch.compile(model, options={'max_autotune': True})"]) == 1800
+    assert grading_limit(["# mode='max-autotune' is for later\nm = torch.compile(model)"]) == 600  # text, not code
+    searching = tmp_path / "searching.py"
+    searching.write_text("import torch\n\ndef make_train_step(model, optimizer):\n"
+                         "    return torch.compile(model, mode='max-autotune')\n")
+    monkeypatch.delenv("COURSE_SUBMISSION_TIMEOUT", raising=False)
+    assert submission_timeout(searching) == 1800 and submission_timeout() == 600
+    monkeypatch.setenv("COURSE_SUBMISSION_TIMEOUT", "900")
+    assert submission_timeout(searching) == 900
+    exercise = get_exercise("02_compile_pipeline")  # only the grading's limit is looked at: no check needs to pass
+    assert grading.grade_file(exercise, searching, only=["recorder_graphs"]).environment["limit_s"] == 1800
+    assert grading.grade_file(exercise, searching, only=["recorder_graphs"],
+                              policy=Policy(timeout=300)).environment["limit_s"] == 300

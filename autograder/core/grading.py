@@ -8,6 +8,7 @@ and decides. What only the worker can see (compile counters, settings, threads) 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import shutil
@@ -42,7 +43,7 @@ from autograder.core.protocol import (
     environment,
     visible,
 )
-from autograder.core.submission import SubmissionError, compile_modes, submission_code
+from autograder.core.submission import DEFAULT_LIMIT_S, SubmissionError, compile_modes, grading_limit, submission_code
 from autograder.core.timing import _perf_counter, synchronize
 from autograder.core.trust import GraderError, audit, request_name
 from autograder.core.trust import label as trust_label
@@ -60,7 +61,7 @@ from autograder.core.wire import (
 )
 
 PACKAGE = Path(__file__).resolve().parent.parent  # the autograder package
-DEFAULT_TIMEOUT_S = 600
+DEFAULT_TIMEOUT_S = DEFAULT_LIMIT_S  # a grading's; grading_limit() gives a submission asking for max-autotune more
 CALL_TIMEOUT_S = 300  # one request; a grading's own deadline cuts it shorter (COURSE_CALL_TIMEOUT sets another)
 CALL_TIMEOUT_ENV = "COURSE_CALL_TIMEOUT"
 # Settings changes and threads a worker reports, kept per session: enough to name them; a red team's worker sent
@@ -106,7 +107,7 @@ class Policy:
     the real gate (a GPU figure) cannot apply."""
 
     allow_skip: bool = False
-    timeout: float = DEFAULT_TIMEOUT_S
+    timeout: float | None = None  # None: grading_limit() of the submission's text (600 s; 1800 s for max-autotune)
     cpu_gate: float | None = None
     # Wait for the GPU to be idle (nothing of the worker's left) before timing the baseline. Off only where
     # several gradings share one GPU on purpose (their verdicts, not their timings, are what is wanted).
@@ -1025,6 +1026,8 @@ def grade_session(exercise: Exercise, session: Session, *, device, secret: str, 
     """Load (unless the worker is a live kernel) and grade; the hidden checks too when asked."""
     start = time.perf_counter()
     session.compile_modes = compile_modes(sources or [])
+    if policy.timeout is None:  # the session's own (a live kernel's judge sets one)
+        policy = dataclasses.replace(policy, timeout=session._limit())
     try:
         session.call("hello", timeout=120)
         load = session.call("load", timeout=policy.timeout, sources=sources or [],
@@ -1083,6 +1086,8 @@ def grade_file(exercise: Exercise, path: str | Path, *, policy: Policy | None = 
         sources = submission_code(Path(path)) + [Path(o).read_text() for o in overrides]
     except SubmissionError as err:
         return Report.failed(exercise, str(err), "", 0.0, policy.allow_skip, environment())
+    if policy.timeout is None:
+        policy = dataclasses.replace(policy, timeout=grading_limit(sources))
     digest_before = package_digest()
     watch_stops()
     # What the judge compiles and imports, it does before any worker exists: nothing the submission writes
@@ -1100,6 +1105,7 @@ def grade_file(exercise: Exercise, path: str | Path, *, policy: Policy | None = 
         finally:
             session.close()
     report.seconds = time.perf_counter() - start
+    report.environment["limit_s"] = policy.timeout
     report.environment["sandbox"] = sandbox.describe(gpu=torch.cuda.is_available())
     late = late_imports(imported)
     if late:

@@ -31,6 +31,7 @@ import torch
 
 from autograder.core.grading import Policy, grade_file
 from autograder.core.protocol import Report
+from autograder.core.submission import DEFAULT_LIMIT_S, grading_limit
 from autograder.exercises import EXERCISES
 from autograder.tools import cases as case_files
 from autograder.tools.paths import BENCHMARKS, solution
@@ -191,9 +192,11 @@ def _grade_reference(exercise_id: str) -> str:
 
 def _grade_case(exercise_id: str, case_path: str, only, alone: bool) -> str:
     """One case's grading (in the process that calls it): its report as JSON. The time limit is what the
-    slowest honest grading needs with cold caches (about 70 s for 02), twice: a hang costs 2.5 minutes, not 5."""
+    slowest honest grading needs with cold caches (about 70 s for 02), twice: a hang costs 2.5 minutes, not 5;
+    a case that asks for max-autotune gets the grader's own limit for it (grading_limit)."""
+    limit = grading_limit([Path(case_path).read_text()])
     return grade_file(EXERCISES[exercise_id], solution(exercise_id), overrides=[case_path], only=only,
-                      policy=Policy(timeout=150, drain=alone)).to_json()
+                      policy=Policy(timeout=limit if limit > DEFAULT_LIMIT_S else 150, drain=alone)).to_json()
 
 
 def _judge_process() -> None:

@@ -60,7 +60,8 @@ def trusted_grading(assignment: str, notebook: Path, out: Path, log: Path) -> Re
             secret_file.touch(mode=0o600)
             secret_file.write_text(os.environ[SECRET_ENV])
             env[SECRET_ENV + "_FILE"] = str(secret_file)
-        report, code = run_judge(assignment, notebook, out, log, env=env, timeout=submission_timeout(), grace=300)
+        report, code = run_judge(assignment, notebook, out, log, env=env, timeout=submission_timeout(notebook),
+                                 grace=300)
     if report is not None:
         return report
     tail = "\n".join(log.read_text(errors="replace").strip().splitlines()[-8:])
@@ -240,13 +241,15 @@ UNIT_TIMEOUT_ENV = "COURSE_UNIT_TIMEOUT"
 
 def unit_timeout(course: Path, student: str) -> float:
     """Seconds a whole unit may take: what its steps' own limits add up to (per assignment, a trusted grading of
-    the submission limit plus 300 s, a feedback run of that limit plus 600 s), plus two minutes; or
+    the submission's limit plus 300 s, a feedback run of that limit plus 600 s; a notebook that asks for
+    max-autotune has a longer limit), plus two minutes; or
     ``COURSE_UNIT_TIMEOUT``. It stops what the steps' limits do not cover (a unit stuck between steps)."""
     if os.environ.get(UNIT_TIMEOUT_ENV):
         return float(os.environ[UNIT_TIMEOUT_ENV])
     folder = course / "submitted" / student
-    assignments = sum(1 for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else 1
-    return max(assignments, 1) * (2 * submission_timeout() + 900) + 120
+    limits = [max((submission_timeout(nb) for nb in a.glob("*.ipynb")), default=submission_timeout())
+              for a in folder.iterdir() if a.is_dir()] if folder.is_dir() else []
+    return sum(2 * limit + 900 for limit in limits or [submission_timeout()]) + 120
 
 
 def run_unit(cmd: list[str], *, env: dict, timeout: float, preexec_fn=None,

@@ -1,8 +1,9 @@
 # outcome: passed | kind: honest | checks: - | reason: legitimate | device: gpu
 # Legitimate (issue 38's list of honest alternatives): the training step's model compiled with mode="max-autotune"
-# (its first step had not finished after 470 s on an H100 from cold caches, 2026-11-27: a compile may run past a
-# request's limit up to the grading's, and a grading that runs out while compiling says so), the optimizer's step
-# compiled too. It must pass; within a grading's 600 s it does not yet (docs/THREAT_MODEL.md).
+# (its first step had not finished after 470 s on an H100 from cold caches, 2026-11-27), the optimizer's step
+# compiled too. Its text asks for max-autotune, so its grading gets 1800 s (submission.grading_limit), and a compile
+# may run past a request's limit up to that. It must pass; that it does within 1800 s is not yet measured
+# (docs/THREAT_MODEL.md).
 import torch
 
 
