@@ -199,3 +199,30 @@ def test_lesson_3s_precision_and_memory_claims_say_what_torchs_own_source_says()
     precision_doc = " ".join(torch.set_float32_matmul_precision.__doc__.split())
     assert "does not change the precision of convolution" in precision_doc
     assert "matmuls and convolutions change" not in text and "cudnn.allow_tf32" in text
+
+
+def test_lesson_6s_skip_claims_say_what_torchs_own_source_says():
+    """The 2026-11-27 accuracy review (N10, N11): mutating a static input (parameter, buffer, an earlier replay's
+    output) does not skip CUDA graphs, and with graph partitioning a graph failing Inductor's compile-time tests
+    is left ungraphed without a log, a count or an error. If torch changes either, this fails: the lesson's
+    section "When CUDAGraph Trees skip" must change with it."""
+    import inspect
+    import json
+
+    import torch._inductor.config as inductor_config
+    import torch._inductor.cudagraph_utils as cudagraph_utils
+    import torch._inductor.output_code as output_code
+
+    from autograder.tools.paths import REPO
+
+    assert inductor_config.triton.cudagraph_support_input_mutation and inductor_config.graph_partition
+    mutation = inspect.getsource(cudagraph_utils.check_for_mutation)
+    assert "idx in func.static_input_idxs" in mutation and "is_cuda_graph_recorded_tensor" in mutation
+    silent = inspect.getsource(output_code.cudagraph_partition_post_compile)
+    early = silent[silent.index("cudagraph_fail_reasons\n"):]
+    early = early[:early.index("return") + len("return")]  # the branch for a graph that failed the tests
+    assert "BoxedBool.disable(cudagraphs)" in early and "log_cudagraph_skip" not in early and "counters" not in early
+    cells = json.loads((REPO / "lessons" / "06_cuda_graphs.ipynb").read_text())["cells"]
+    text = " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    assert "A function that mutates its input runs without CUDA graphs" not in text
+    assert "parameters, buffers" in text and "They see **most** skips, not all" in text
