@@ -226,3 +226,22 @@ def test_lesson_6s_skip_claims_say_what_torchs_own_source_says():
     text = " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
     assert "A function that mutates its input runs without CUDA graphs" not in text
     assert "parameters, buffers" in text and "They see **most** skips, not all" in text
+
+
+def test_a_refused_capture_is_reported_by_its_first_error_not_the_one_ending_the_capture(monkeypatch):
+    """Lesson 6, section 3 (2026-11-27 GPU review: ".item()" printed "operation failed due to a previous error
+    during capture", which reads like a broken GPU): torch.cuda.graph's exit raises again after a refused call;
+    the line names the first error and the cause."""
+    from autograder.course import cudagraphs
+
+    def capture(fn, x):
+        try:
+            raise RuntimeError("CUDA error: operation not permitted when stream is capturing")
+        finally:  # what torch.cuda.graph.__exit__ does: capture_end() raises over the first error
+            raise RuntimeError("CUDA error: operation failed due to a previous error during capture")
+
+    monkeypatch.setattr(cudagraphs, "capture", capture)
+    monkeypatch.setattr(cudagraphs.torch.cuda, "synchronize", lambda: None)
+    line = cudagraphs.try_capture("t.sum().item()", None, None, why="a sync: .item() waits")
+    assert line == ("t.sum().item(): refused (a sync: .item() waits): RuntimeError: CUDA error: operation not "
+                    "permitted when stream is capturing")

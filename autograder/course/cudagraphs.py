@@ -57,8 +57,20 @@ def launch_overhead(device, op_counts=(10, 50, 100, 200), numel: int = 1024) -> 
     return rows
 
 
-def try_capture(what: str, fn: Callable, x: torch.Tensor) -> str:
-    """Capture ``fn(x)`` after a warm-up; report what happened in one line."""
+def first_error(err: BaseException) -> BaseException:
+    """The first error of a chain: a refused call inside ``torch.cuda.graph`` raises, then ending the capture
+    raises again ("operation failed due to a previous error during capture", which reads like a broken GPU)
+    with the first as its context. The first names the cause."""
+    seen = {id(err)}
+    while err.__context__ is not None and id(err.__context__) not in seen:
+        err = err.__context__
+        seen.add(id(err))
+    return err
+
+
+def try_capture(what: str, fn: Callable, x: torch.Tensor, why: str = "") -> str:
+    """Capture ``fn(x)`` after a warm-up; report what happened in one line: captured, or refused with the first
+    error raised inside the capture and ``why`` (the cause in words)."""
     try:
         graph, out = capture(fn, x)
         graph.replay()
@@ -66,8 +78,9 @@ def try_capture(what: str, fn: Callable, x: torch.Tensor) -> str:
         return f"{what}: captured"
     except Exception as err:
         torch.cuda.synchronize()
-        first = (str(err).strip().splitlines() or [""])[0]
-        return f"{what}: {type(err).__name__}: {first[:110]}"
+        first = first_error(err)
+        line = (str(first).strip().splitlines() or [""])[0]
+        return f"{what}: refused{f' ({why})' if why else ''}: {type(first).__name__}: {line[:110]}"
 
 
 @dataclass
