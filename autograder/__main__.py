@@ -20,7 +20,8 @@ PASSED, FAILED, UNUSABLE = 0, 1, 2  # exit codes; argparse also exits 2 for a us
 
 EPILOG = """\
 exit codes:
-  0  every check passed (with --allow-skip, a speed check skipped for want of a GPU counts as passed)
+  0  every check passed (with --allow-skip, a check skipped for want of a GPU counts as passed, as long as
+     at least one check ran and passed here)
   1  at least one check failed or was inconclusive (each check's line says why)
   2  nothing was graded: the file is missing, is not a .ipynb notebook or a .py file, or is not a readable
      notebook; the exercise id is unknown; the --json folder does not exist. One line on stderr says
@@ -143,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
             print(visible(f"    hint ({r.id}): {r.hint}"))
     if args.json:
         args.json.write_text(report.to_json())
+    if report.ok() and all(r.status == "skipped" for r in report.results):  # --allow-skip, and nothing ran here
+        print("nothing was verified on this machine: every check needs a GPU (exit 1)")
+        return FAILED
     return PASSED if report.ok() else FAILED
 
 

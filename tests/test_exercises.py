@@ -86,6 +86,14 @@ def test_cli_exits_nonzero_when_the_gpu_speed_check_cannot_run_and_skipping_is_n
     assert "needs a CUDA GPU" in result.stdout
 
 
+def test_allow_skip_never_passes_a_grading_in_which_nothing_ran():
+    """A red team (2026-11-27): every check of 06 needs a GPU, so with --allow-skip a step returning zeros was all
+    SKIP and exit 0, "every check passed". Nothing verified is not a pass."""
+    result = _cli("grade", "06_cuda_graphs", str(REPO / "solutions/06_cuda_graphs/06_cuda_graphs.ipynb"),
+                  "--allow-skip")
+    assert result.returncode == 1 and "nothing was verified on this machine" in result.stdout, result.stdout
+
+
 @pytest.mark.parametrize("exercise_id", sorted(EXERCISES))
 def test_the_untouched_student_version_fails_every_check_with_a_helpful_message(exercise_id):
     report = grade_file(EXERCISES[exercise_id], student_version(exercise_id), policy=Policy(allow_skip=True))

@@ -438,7 +438,9 @@ def where():
     assert report.result("plants").status == "failed" and report.environment["worker_restarts"] == 1
     assert report.result("after").status == PASSED, report.result("after").message
     cwd, saw_the_link = eval(report.result("after").message)  # noqa: S307 (our own repr of a list)
-    assert not saw_the_link and "autograder-restart-" in cwd
+    # named like any first worker's folder (a red team's worker read "restart" in its cwd and knew its import
+    # would be charged to nothing)
+    assert not saw_the_link and Path(cwd).name.startswith("autograder-") and "restart" not in cwd
     assert not os.path.lexists(target), "the judge wrote through a link the dead worker planted"
     assert not Path(cwd).exists()  # the restart's folder went with the grading
 

@@ -159,6 +159,17 @@ def test_no_reply_however_malformed_ends_a_grading_without_a_report():
     assert report.result("b").status == PASSED  # the grading went on
 
 
+@pytest.mark.parametrize("value", ["5", "1.5", "True", "{'a': 1}", "['x' * 10**4] * 1000"])
+def test_a_load_reply_with_forged_error_lists_still_ends_in_a_report(value):
+    """A tenth red team: the load reply's ``load_errors`` is the submission's own ``__load_errors__`` global, and an
+    int there crashed the judge (a traceback, no report) once a function was missing; a flood was joined whole."""
+    report = grade_source(f"__load_errors__ = {value}\n", _exercise(fake_check("a", "a", 1, lambda ctx: "x",
+                                                                               ("double",))))
+    message = report.result("a").message
+    assert report.result("a").status == FAILED and message.startswith("no function named double"), message
+    assert len(message) < 60_000
+
+
 def test_the_threat_models_tables_are_the_declarations():
     assert trust_tables.current(trust_tables.DOC.read_text()) == trust_tables.tables(), \
         "docs/THREAT_MODEL.md is out of date: run python -m autograder.tools.trust_tables"

@@ -368,7 +368,7 @@ class Session:
         there (the next worker's log, pointed at a file the judge's process would import) made the judge write a
         file of the submission's choosing outside the sandbox, which forged the report. Nothing passes from one
         worker's folder to the next."""
-        scratch = Path(tempfile.mkdtemp(prefix="autograder-restart-"))
+        scratch = Path(tempfile.mkdtemp(prefix="autograder-"))  # named like the first: a worker cannot tell
         fresh = Session.spawn(timeout=max(self.deadline - time.monotonic(), 1.0), scratch=scratch)
         self.end.close()
         kept = {"deadline": self.deadline, "timeout": self._limit(), "restarts": self.restarts + 1,
@@ -859,9 +859,17 @@ def grade(exercise: Exercise, session: Session, load: dict, *, device, secret: s
             results.append(run_check(check, ctx, load))
             if session.dead and reload and i + 1 < len(checks):
                 reload()  # the checks after it get a worker of their own; it stays dead if that fails too
+                ctx.notes["load_s"] = float(load.get("load_s") or 0.0)  # the longest load so far
     if progress:
         progress(len(checks), len(checks), "done")
     return results
+
+
+def _texts(items, limit: int, count: int = MAX_REPORTED) -> list[str]:
+    """A list of strings from a worker's reply, whatever it sent (a number, a dict, millions of items): at most
+    ``count`` items of at most ``limit`` characters, shown as text."""
+    items = items if isinstance(items, list) else [items] if items not in (None, "", [], {}) else []
+    return [visible(str(item)[:limit]) for item in items[:count]]
 
 
 def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
@@ -889,15 +897,14 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
     entries = entries if isinstance(entries, dict) else {}
     missing = [n for n in check.needs if not (isinstance(entries.get(n), dict) and entries[n].get("callable"))]
     if missing:
-        errors = [visible(str(e)[:500]) for e in load.get("load_errors") or [] if isinstance(e, str)]
+        errors = _texts(load.get("load_errors"), 500)
         return result(FAILED, f"no function named {', '.join(missing)} was defined"
                       + (f"; while your notebook ran, {'; '.join(errors)}" if errors else ""),
                       "define it with exactly this name (the checks look it up by name), and make every cell run")
     if load.get("changed"):
-        changed = load["changed"] if isinstance(load["changed"], list) else [load["changed"]]
         return result(FAILED, "your code changed global torch settings when it was loaded, which would change "
-                      "the precision or speed of what is compared: " + "; ".join(visible(str(c)[:300])
-                                                                                 for c in changed), _SETTINGS_HINT)
+                      "the precision or speed of what is compared: " + "; ".join(_texts(load["changed"], 300)),
+                      _SETTINGS_HINT)
     if session.dead:
         return result(FAILED, session.dead)
     changes_before, threads_before, ledger_before = len(session.changes), len(session.threads), len(session.ledger)
@@ -1036,8 +1043,8 @@ def grade_session(exercise: Exercise, session: Session, *, device, secret: str, 
         return Report.failed(exercise, str(err), "run each cell yourself and check that it finishes",
                              time.perf_counter() - start, policy.allow_skip, environment())
     if "fatal" in load:
-        return Report.failed(exercise, str(load["fatal"]), "", time.perf_counter() - start, policy.allow_skip,
-                             environment())
+        return Report.failed(exercise, visible(str(load["fatal"])[:2000]), "", time.perf_counter() - start,
+                             policy.allow_skip, environment())
     load_s = time.perf_counter() - start
     load["load_s"] = load_s  # for checks that charge it (exercise 03's compile budget: a compile at import)
 
@@ -1048,6 +1055,7 @@ def grade_session(exercise: Exercise, session: Session, *, device, secret: str, 
                 or session.deadline - time.monotonic() < RESTART_MIN_LEFT_S:
             return
         session.restart()
+        reloaded = time.perf_counter()
         try:
             session.call("hello", timeout=120)
             again = session.call("load", timeout=policy.timeout, sources=sources or [],
@@ -1057,8 +1065,10 @@ def grade_session(exercise: Exercise, session: Session, *, device, secret: str, 
         if "fatal" in again:
             session.kill(str(again["fatal"]))
             return
+        # a budget charges the longest load: a restarted worker's slow import is still an import
+        longest = max(float(load.get("load_s") or 0.0), time.perf_counter() - reloaded)
         load.clear()
-        load.update({**again, "load_s": load_s})  # the first load's time is the one a compile budget charges
+        load.update({**again, "load_s": longest})
 
     results = grade(exercise, session, load, device=device, secret=secret, policy=policy, only=only,
                     progress=progress, prepared=prepared, reload=reload, sources=sources)

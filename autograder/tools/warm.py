@@ -56,7 +56,8 @@ def warm(exercises: list[str] | None = None, force: bool = False) -> dict:
                                str(SOLUTIONS / exercise / f"{exercise}.ipynb"), "--allow-skip"],
                               env=env, capture_output=True, text=True)
         seconds[exercise] = round(time.perf_counter() - start, 1)
-        if done.returncode != 0:
+        # on a CPU exercise 06 verifies nothing (every check needs a GPU) and compiles nothing: nothing to warm
+        if done.returncode != 0 and "nothing was verified on this machine" not in done.stdout:
             raise RuntimeError(f"warming the compile cache: the reference of {exercise} did not pass "
                                f"(exit {done.returncode}):\n{(done.stdout + done.stderr)[-2000:]}")
     marker.parent.mkdir(parents=True, exist_ok=True)

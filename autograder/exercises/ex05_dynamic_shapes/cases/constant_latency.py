@@ -1,0 +1,36 @@
+# outcome: rejected | kind: cheat | checks: few_graphs | reason: compiled while serving | device: any | class: 7
+# A red team (2026-11-27): compiles each bucket the first time a request needs it, and from the 7th request on pads
+# every request to T seconds from its start, so a compile shorter than T hides inside a constant latency (the
+# median of the warm-up stream's second half, which few_graphs' limit once grew with). The limit now grows with
+# the server's steady latency only up to the judge's own eager request (times HONEST_FACTOR): T = 6 s is far over.
+import time
+
+import torch
+
+PAD = True
+T = 6.0
+BUCKETS = (9, 18, 27, 32)  # the warm-up stream (lengths <= 16) needs 9 and 18; long unseen lengths need 27 and 32
+
+
+def make_server(model):
+    def run(x, mask):
+        return model.encode(x * 1.0, mask) * 1.0  # a graph of its own: no cache entry exists for it
+
+    encode = torch.compile(run, dynamic=False, backend="aot_eager")  # a recompile all the same (Dynamo + AOTAutograd), cheaper on a loaded CPU
+    served = [0]
+
+    def handle(x):
+        start = time.perf_counter()
+        served[0] += 1
+        model.requests += 1
+        t = x.shape[1]
+        length = next(b for b in BUCKETS if b >= t)
+        mask = torch.arange(length, device=x.device)[None] >= t
+        with torch.compiler.set_stance("default"):
+            out = encode(torch.nn.functional.pad(x, (0, 0, 0, length - t)), mask)[:, :t].clone()
+        left = T - (time.perf_counter() - start)
+        if PAD and served[0] > 6 and left > 0:
+            time.sleep(left)
+        return out
+
+    return handle
