@@ -158,6 +158,43 @@ def first_call_seconds(fn, *args, cold: bool, device=None) -> float:
     return time.perf_counter() - start
 
 
+@dataclass
+class ColdCall:
+    seconds: float  # the model's first call, compiles included
+    events: object  # CompileEvents: graphs, recompiles, generated kernels
+    block_seconds: list[float]  # regional: each block's first call, in order; empty for a whole-model compile
+
+
+def cold_first_call(model: torch.nn.Sequential, x: torch.Tensor, *, regional: bool, device=None) -> ColdCall:
+    """The first call of a stack of blocks compiled whole (``torch.compile(model)``) or block by block (each
+    block's ``.compile()``), with Inductor's on-disk caches off and Dynamo reset first, so every graph is traced and
+    generated from scratch. The events count the graphs, recompiles and kernels that compile made: the code it
+    generated, which is what a cold compile pays for. Regional: the blocks are called one by one, each timed."""
+    from autograder.core.compile_events import capture_compile_events
+
+    torch._dynamo.reset()
+    blocks, forward, block_seconds = list(model), model, []
+    if regional:
+        for block in blocks:
+            block.compile()
+    else:
+        forward = torch.compile(model)
+    with capture_compile_events() as events, caches_off():
+        synchronize(device)
+        start = time.perf_counter()
+        if regional:
+            for block in blocks:  # what model(x) does, with a clock between the blocks
+                begin = time.perf_counter()
+                x = block(x)
+                synchronize(device)
+                block_seconds.append(time.perf_counter() - begin)
+        else:
+            forward(x)
+        synchronize(device)
+        seconds = time.perf_counter() - start
+    return ColdCall(seconds, events, block_seconds)
+
+
 def aten_ops(graph_code: str) -> list[str]:
     """The ATen ops called in a readable AOT graph, in order: ['mm', 'add', 'gelu', ...]."""
     return re.findall(r"torch\.ops\.aten\.(\w+)\.", graph_code)

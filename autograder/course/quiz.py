@@ -33,7 +33,8 @@ QUIZZES: dict[str, list[Question]] = {
         Question("Which one changes how fast the code executes, not what a module computes or records?",
                  ("model.eval()", "torch.no_grad()", "torch.compile(model)", "model.train()"),
                  2, "eval() switches dropout/batch-norm behaviour, no_grad() stops recording the autograd graph; "
-                    "compile changes execution (fusion, less Python overhead) and keeps the math."),
+                    "compile changes execution (fusion, less Python overhead): same function, results equal up to "
+                    "rounding (fused kernels round differently, so compare with a tolerance)."),
         Question("What is in the state_dict of `torch.compile(model)` that is not in model.state_dict()?",
                  ("Compiled kernels", "An `_orig_mod.` prefix on every key", "Guards", "Nothing at all"),
                  1, "The compiled wrapper holds the original module as `_orig_mod`, so its keys get that prefix. "
@@ -84,20 +85,27 @@ QUIZZES: dict[str, list[Question]] = {
                  ("Nothing: the graph reads the new value", "It fails a guard on the old value and recompiles",
                   "It raises an error", "The step silently keeps using 0.01"),
                  1, "A Python float read inside a compiled function is guarded on its value; the lesson's recompile "
-                    "log prints that guard. lr=torch.tensor(0.01) makes it data: one graph for every value."),
+                    "log prints that guard. What the next changes cost depends on the code that reads it (torch "
+                    "2.11/2.13): Adam's single-tensor code makes it symbolic after that one recompile, its foreach "
+                    "code (CUDA's default) recompiles for every value. lr=torch.tensor(0.01) makes it data: one "
+                    "graph for every value."),
         Question("A training step's forward has one graph break. With plain torch.compile, how is its backward "
                  "compiled?",
                  ("As one graph, captured when backward() runs", "As two graphs, one per forward piece, traced ahead "
                   "of time by AOTAutograd", "Not at all: the backward runs eagerly", "As one graph per ATen op"),
                  1, "AOTAutograd derives each backward graph from its forward graph, so the break splits the backward "
-                    "too. Compiled autograd (torch._dynamo.config.compiled_autograd = True) captures the whole "
-                    "backward at run time as one graph instead: the lesson's counts, 2 + 2 graphs vs 2 + 1."),
+                    "too. Compiled autograd (torch._dynamo.config.compiled_autograd = True, set before "
+                    "torch.compile) captures the whole backward at run time as one graph instead, but only for a "
+                    "backward() called inside the compiled function: one called outside is not captured, silently "
+                    "(the lesson's counts show both)."),
         Question("The compiled model's results differ from eager. With backend='eager' and backend='aot_eager' they "
                  "match; with 'inductor' they do not. Where do you look next?",
                  ("Dynamo's graph capture", "AOTAutograd's backward", "Inductor: its config flags, then the "
                   "minifier (TORCHDYNAMO_REPRO_AFTER='aot')", "The GPU driver"),
-                 2, "Each backend adds one stage: the first one that differs names the stage. The lesson's example "
-                    "is random numbers (Inductor generates its own; fallback_random=True makes them eager's)."),
+                 2, "Each backend adds one stage: the first one that differs names the stage. Inductor here means "
+                    "its decompositions or its code generation: backend='aot_eager_decomp_partition' tells them "
+                    "apart (the lesson's dropout example already differs there). Random numbers are the lesson's "
+                    "example (fallback_random=True makes them eager's)."),
     ],
     "03": [
         Question("Your model's GPU kernels add up to 150 us per call, but a call takes 700 us of wall time. "
@@ -136,8 +144,9 @@ QUIZZES: dict[str, list[Question]] = {
                  ("It passes: autocast keeps fp32 accuracy", "It fails the correctness check: bf16 rounding leaves "
                   "errors around 1e-3 to 1e-2", "It is faster and therefore passes", "autocast is ignored under "
                   "torch.compile"),
-                 1, "bf16 keeps 8 mantissa bits; the lesson's cell prints the error of each precision against a "
-                    "float64 run. The grader pins fp32 so a speedup is compile's, not rounding's."),
+                 1, "bf16 stores 7 mantissa bits (8 with the implicit leading one; fp32 stores 23); the lesson's "
+                    "cell prints the error of each precision against a float64 run. The grader pins fp32 so a "
+                    "speedup is compile's, not rounding's."),
     ],
     "04": [
         Question("Which of these does NOT break the graph under the default torch.compile?",
@@ -181,10 +190,12 @@ QUIZZES: dict[str, list[Question]] = {
                  1, "Automatic dynamic: the first call specialises; the first size change recompiles with the length "
                     "as a symbol, and later lengths reuse that graph."),
         Question("A module's forward does `self.calls += 1` (a Python int). torch.compile(model) over 20 calls:",
-                 ("1 graph", "2 graphs, then dynamic", "8 graphs, then the rest run eagerly, silently",
+                 ("1 graph", "2 graphs, then dynamic", "8 graphs, then the rest run eagerly, after one logged warning",
                   "an error at the second call"),
                  2, "Integer attributes of an nn.Module are static: the guard self.calls == N fails every call, "
-                    "until recompile_limit (8); then Dynamo stops compiling the function and runs it eagerly."),
+                    "until recompile_limit (8); then Dynamo logs one warning and compiles nothing more for the "
+                    "function. Every cached graph guards on an old count, so none matches again: every later call "
+                    "runs eagerly."),
         Question("Which of these does NOT add a guard that can make a compiled function recompile?",
                  ("model.eval() after model.train()", "wrapping a call in torch.no_grad()",
                   "a new tensor with the same shape, dtype and device", "a float64 input after float32 ones"),

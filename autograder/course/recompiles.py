@@ -143,6 +143,43 @@ def run_stream(name: str, serve: Callable, requests: list[torch.Tensor], device)
                      events.limit_hits[0] if events.limit_hits else "")
 
 
+class GraphRunCounter:
+    """A Dynamo backend that counts how often any of its graphs runs: a call during which the count does not move
+    ran eagerly. By default it runs each captured graph as traced (no code generation, so a compile takes
+    milliseconds); ``inner="inductor"`` compiles each graph with that backend first and counts its runs."""
+
+    def __init__(self, inner: str | None = None):
+        self.inner = inner
+        self.graphs = 0  # graphs compiled
+        self.runs = 0  # graph executions
+
+    def __call__(self, gm: torch.fx.GraphModule, example_inputs):
+        self.graphs += 1
+        compiled = gm.forward
+        if self.inner is not None:
+            from torch._dynamo.backends.registry import lookup_backend
+
+            compiled = lookup_backend(self.inner)(gm, example_inputs)
+
+        def run(*args):
+            self.runs += 1
+            return compiled(*args)
+
+        return run
+
+
+def graph_runs(serve: Callable, requests: list[torch.Tensor], counter: GraphRunCounter) -> list[int]:
+    """Call ``serve`` on each of ``requests`` under ``no_grad``; how many compiled graphs ran for each (0: all
+    of it ran eagerly)."""
+    runs = []
+    with torch.no_grad():
+        for x in requests:
+            before = counter.runs
+            serve(x)
+            runs.append(counter.runs - before)
+    return runs
+
+
 def bucket_plan(lengths: list[int], step: int, max_len: int) -> tuple[int, float]:
     """Pad each length up to a multiple of ``step``: how many distinct shapes (graphs) that makes, and the
     fraction of the padded positions that are padding (work thrown away)."""
