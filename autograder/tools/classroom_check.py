@@ -109,10 +109,12 @@ def run(workers: int, out: Path, students: list[str], exercises: list[str]) -> i
         shutil.copy(classroom.grades(course), out / "grades.csv")
         with (out / "grades.csv").open() as f:
             rows = list(csv.DictReader(f))
-        scores, submissions, problems = [], [], []
+        scores, submissions, problems, unit_rows = [], [], [], []
         for student in students:
             done = results / student / RESULT
-            rows_of = json.loads(done.read_text())["assignments"] if done.exists() else {}
+            unit = json.loads(done.read_text()) if done.exists() else {}
+            rows_of = unit.get("assignments", {})
+            unit_rows.append({"student": student, "unit_s": unit.get("seconds")})
             for ex in exercises:
                 what = CLASS[student][ex]
                 recorded = {r["check"]: float(r["score"]) for r in rows
@@ -125,7 +127,8 @@ def run(workers: int, out: Path, students: list[str], exercises: list[str]) -> i
                                "expected": expected(ex, what)})
                 row = rows_of.get(ex, {})
                 submissions.append({"run": "A", "student": student, "assignment": ex,
-                                    "notebook_s": row.get("seconds"), "grading_s": row.get("grading_s")})
+                                    "notebook_s": row.get("seconds"), "grading_s": row.get("grading_s"),
+                                    "judge_s": row.get("judge_s"), "feedback_s": row.get("feedback_s")})
     gpu = _gpu() or "no GPU"
     section = {
         "how": f"python -m autograder.tools.classroom_check --workers {workers}: {len(students)} students x "
@@ -133,13 +136,16 @@ def run(workers: int, out: Path, students: list[str], exercises: list[str]) -> i
                f"then one record step), on {gpu}",
         "timing": f"units {units_s:.0f} s wall for {len(students)} students ({workers} at a time); record step "
                   f"{record_s:.1f} s; failed units: {len(summary.get('failed', []))}",
-        "scores": scores, "submissions": submissions, "problems": problems,
+        "scores": scores, "submissions": submissions, "units": unit_rows, "problems": problems,
         "units_s": round(units_s, 1), "record_s": round(record_s, 1), "workers": workers}
     (out / "classroom.json").write_text(json.dumps(section, indent=1) + "\n")
     with (out / "timings.csv").open("w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["student", "assignment", "notebook_s", "grading_s"])
-        writer.writerows([(s["student"], s["assignment"], s["notebook_s"], s["grading_s"]) for s in submissions])
+        # notebook_s: the assignment's steps; grading_s: the report's; judge_s: the judge process's (start-up
+        # included); feedback_s: its feedback run (which ran beside the unit's other feedback runs)
+        columns = ["student", "assignment", "notebook_s", "grading_s", "judge_s", "feedback_s"]
+        writer.writerow(columns)
+        writer.writerows([[s[c] for c in columns] for s in submissions])
     print(section["how"] + "\n" + section["timing"])
     for line in problems:
         print(f"PROBLEM: {line}")

@@ -3,7 +3,8 @@
     python -m autograder.tools.grade_student --course C --student S --results R
 
 Every submitted notebook is first copied (a regular file, never through a link) into a folder no sandbox sees;
-then for each assignment, in a scratch folder of its own (never the course folder):
+then for each assignment, in a scratch folder of its own (never the course folder), two steps: every trusted
+grading first, one at a time, then the feedback runs, several at once (``feedback_parallel``):
 
 1. **trusted grading**: ``python -m autograder grade A notebook --hidden --json`` with the grading secret, outside
    any notebook kernel; its worker (the student's code) runs in the sandbox. Its report is the score.
@@ -19,6 +20,7 @@ record step (:mod:`autograder.tools.record`) is its only writer.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import shutil
@@ -175,6 +177,7 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
     (partial / "logs").mkdir()
     summary = {"student": student, "assignments": {}}
     reports = []
+    unit_start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=f"grade-{student}-", dir=unit_folder()) as tmp:
         trusted = Path(tmp) / "trusted"  # no sandbox ever binds it
         trusted.mkdir()
@@ -187,6 +190,9 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
                 except OSError as err:  # graded as a notebook that cannot be read, with the reason
                     data = json.dumps({"unreadable": str(err)}).encode()
                 (trusted / f"{assignment}.ipynb").write_bytes(data)
+        # The trusted gradings one after another (each has the GPU to itself), then the feedback runs, which need
+        # no GPU time that counts, several at once: each is mostly a kernel's start-up (seconds per assignment).
+        runs = []
         for assignment in assignments:
             start = time.perf_counter()
             notebook = trusted / f"{assignment}.ipynb"
@@ -203,13 +209,19 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
                     for_nbgrader(notebook.read_bytes(), released))
             # Practice (the warm-up) has no trusted grading, so nothing of it is scored: the student still gets
             # the feedback of its own checks, and the record step says it recorded no score.
-            scored = assignment in EXERCISES
-            if scored:
+            report = None
+            if assignment in EXERCISES:
                 report = trusted_grading(assignment, notebook, partial / "reports" / f"{assignment}.json",
                                          partial / "logs" / f"{assignment}-grading.log")
                 reports.append(report)
                 shutil.copy(partial / "reports" / f"{assignment}.json", shown / f"{assignment}.json")
-            code = feedback_run(scratch, student, assignment, shown, partial / "logs" / f"{assignment}-feedback.log")
+            runs.append((assignment, scratch, shown, released, report, time.perf_counter() - start))
+        with concurrent.futures.ThreadPoolExecutor(feedback_parallel(len(runs))) as pool:
+            done = [pool.submit(_timed_feedback, scratch, student, assignment, shown,
+                                partial / "logs" / f"{assignment}-feedback.log")
+                    for assignment, scratch, shown, _, _, _ in runs]
+        for (assignment, scratch, _, released, report, judged_s), future in zip(runs, done, strict=True):
+            code, feedback_s = future.result()
             executed = scratch / "autograded" / student / assignment / f"{assignment}.ipynb"
             refused = None
             if os.path.lexists(executed):
@@ -222,12 +234,16 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
                 except OSError as err:  # the record step reports the missing notebook; the log says why
                     refused = str(err)
             shutil.rmtree(scratch, ignore_errors=True)
-            row = {"seconds": round(time.perf_counter() - start, 1), "feedback_exit": code}
+            # seconds: this assignment's own steps (set-up and trusted grading, then its feedback run, which ran
+            # beside the others'); judge_s: the judge process, start-up included; grading_s: the report's own
+            row = {"seconds": round(judged_s + feedback_s, 1), "judge_s": round(judged_s, 1),
+                   "feedback_s": round(feedback_s, 1), "feedback_exit": code}
             if refused:
                 row["feedback_refused"] = refused
             row.update({"grading_s": round(report.seconds, 1), "points": report.points,
-                        "max_points": report.max_points} if scored else {"scored": False})
+                        "max_points": report.max_points} if report is not None else {"scored": False})
             summary["assignments"][assignment] = row
+    summary["seconds"] = round(time.perf_counter() - unit_start, 1)
     summary["slot"] = slot(reports)
     (partial / RESULT).write_text(json.dumps(summary, indent=1))
     if final.exists():
@@ -237,6 +253,22 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
 
 
 UNIT_TIMEOUT_ENV = "COURSE_UNIT_TIMEOUT"
+
+
+FEEDBACK_PARALLEL_ENV = "COURSE_FEEDBACK_PARALLEL"
+
+
+def feedback_parallel(runs: int) -> int:
+    """Feedback runs at once: half the cores this unit may use (its slot's, where it has one), at least 2, at most
+    one per assignment; or ``COURSE_FEEDBACK_PARALLEL``."""
+    if os.environ.get(FEEDBACK_PARALLEL_ENV):
+        return max(1, int(os.environ[FEEDBACK_PARALLEL_ENV]))
+    return max(1, min(runs, max(2, len(os.sched_getaffinity(0)) // 2)))
+
+
+def _timed_feedback(scratch: Path, student: str, assignment: str, reports: Path, log: Path) -> tuple[int, float]:
+    start = time.perf_counter()
+    return feedback_run(scratch, student, assignment, reports, log), time.perf_counter() - start
 
 
 def unit_timeout(course: Path, student: str) -> float:
