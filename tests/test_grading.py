@@ -713,3 +713,14 @@ def test_a_submission_that_asks_for_max_autotune_is_given_the_longer_limit_unles
     assert grading.grade_file(exercise, searching, only=["recorder_graphs"]).environment["limit_s"] == 1800
     assert grading.grade_file(exercise, searching, only=["recorder_graphs"],
                               policy=Policy(timeout=300)).environment["limit_s"] == 300
+
+
+def test_an_error_wrapped_by_dynamo_is_shown_with_its_cause():
+    """A red team's learner-side finding (2026-11-27): an error in a learner's backend showed as "...raised:" and
+    nothing else, because only the first line of Dynamo's wrapped message was kept."""
+    err = grading.RemoteError({"type": "BackendCompilerFailed", "message": (
+        "backend='<GraphRecorder object>' raised:\nTypeError: find_nodes() missing 1 required keyword-only "
+        "argument: 'target'\n\nSet TORCHDYNAMO_VERBOSE=1 for the internal stack trace")})
+    assert err.first_line() == ("backend='<GraphRecorder object>' raised: TypeError: find_nodes() missing 1 required "
+                                "keyword-only argument: 'target'")
+    assert grading.RemoteError({"type": "ValueError", "message": "bad\nmore"}).first_line() == "bad"

@@ -129,8 +129,12 @@ class RemoteError(Exception):
         return "NotImplementedError" in self.chain
 
     def first_line(self) -> str:
-        text = self.message.strip()
-        return text.splitlines()[0] if text else ""
+        """The message's first line; where that only introduces the cause ("backend='...' raised:", as Dynamo
+        wraps an error in a learner's backend), the cause's line after it too."""
+        lines = [line for line in self.message.strip().splitlines() if line.strip()]
+        if not lines:
+            return ""
+        return f"{lines[0]} {lines[1].strip()}" if lines[0].rstrip().endswith(":") and len(lines) > 1 else lines[0]
 
     def describe(self) -> str:
         return f"{self.type}: {self.first_line()}" + (f" (at {self.where})" if self.where else "")
