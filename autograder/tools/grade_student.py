@@ -259,11 +259,11 @@ FEEDBACK_PARALLEL_ENV = "COURSE_FEEDBACK_PARALLEL"
 
 
 def feedback_parallel(runs: int) -> int:
-    """Feedback runs at once: half the cores this unit may use (its slot's, where it has one), at least 2, at most
-    one per assignment; or ``COURSE_FEEDBACK_PARALLEL``."""
+    """Feedback runs at once: half the cores this unit may use (its slot's, where it has one), at most one per
+    assignment, at least one; or ``COURSE_FEEDBACK_PARALLEL``."""
     if os.environ.get(FEEDBACK_PARALLEL_ENV):
         return max(1, int(os.environ[FEEDBACK_PARALLEL_ENV]))
-    return max(1, min(runs, max(2, len(os.sched_getaffinity(0)) // 2)))
+    return max(1, min(runs, len(os.sched_getaffinity(0)) // 2))
 
 
 def _timed_feedback(scratch: Path, student: str, assignment: str, reports: Path, log: Path) -> tuple[int, float]:
