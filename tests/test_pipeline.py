@@ -217,8 +217,9 @@ def test_a_float_learning_rate_under_a_scheduler_recompiles_and_a_tensor_one_doe
 
 
 def test_compiled_autograd_captures_a_broken_forwards_backward_as_one_graph():
-    """Lesson 2's claim: with a graph break in the forward, AOTAutograd traces one backward graph per forward piece
-    ahead of time; compiled autograd captures the whole backward at run time as one graph instead."""
+    """Lesson 2's claim: with a graph break in the forward, AOTAutograd traces a joint graph per forward piece and
+    compiles one backward graph per piece; compiled autograd (the backward inside the compiled step) captures the
+    whole backward at run time as one graph instead, and the per-piece backward compiles do not happen."""
     from autograder.course import training
 
     plain, captured = (training.backward_graphs(compiled_autograd=ca) for ca in (False, True))
