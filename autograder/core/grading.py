@@ -440,7 +440,7 @@ class Session:
             items = reply.get(name)
             kept = self.changes if name == "changed" else self.threads
             if isinstance(items, list) and len(kept) < MAX_REPORTED:  # a few name the problem; millions are a flood
-                kept.extend(visible(str(i)[:300]) for i in items[:MAX_REPORTED - len(kept)])
+                kept.extend(_texts(items, 300, MAX_REPORTED - len(kept)))
         return reply
 
     def _limit(self) -> float:

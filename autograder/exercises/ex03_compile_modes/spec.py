@@ -99,22 +99,21 @@ def check_compile_budget(ctx: GradeContext):
     compile at import, one deferred past the third call or into a timed block, or one done inside a request that
     is not a call (a pool shared, a model built) is charged there."""
     budget = compile_budget_s()
+    def call(i: int) -> float:
+        """One call of the budget's predictor on a fresh input (shared first); the call's own seconds."""
+        slot, = ctx.put([_x(ctx, "budget", i)])
+        begin = _perf_counter()
+        ctx.call(predict.ref, slot, keep=False, no_grad=True, what=f"predict (call {i + 1})", timeout=budget + 60)
+        return _perf_counter() - begin
+
     with ctx.session.stopped_between_requests():
         start = _perf_counter()
         _, predict = _predictor(ctx)
         for i in range(3):  # compile, then (reduce-overhead) CUDA-graph warm-up and recording
-            slot, = ctx.put([_x(ctx, "budget", i)])
-            ctx.call(predict.ref, slot, keep=False, no_grad=True, what=f"predict (call {i + 1})",
-                     timeout=budget + 60)
+            call(i)
         compile_s = _perf_counter() - start
-        later = []
-        if ctx.notes.get("predict_startup_s") is None:  # no speed check ran (no GPU): it charges deferred work there
-            for i in range(3, 3 + LATER_CALLS):
-                slot, = ctx.put([_x(ctx, "budget", i)])
-                begin = _perf_counter()
-                ctx.call(predict.ref, slot, keep=False, no_grad=True, what=f"predict (call {i + 1})",
-                         timeout=budget + 60)
-                later.append(_perf_counter() - begin)
+        # no speed check ran (no GPU): it is what charges deferred work, so the budget's predictor goes on here
+        later = [call(i) for i in range(3, 3 + LATER_CALLS)] if ctx.notes.get("predict_startup_s") is None else []
     seconds = compile_s + ctx.notes.get("load_s", 0.0)  # a compile at import counts too
     deferred = 0.0
     if later:  # work deferred past the third call, beyond the later calls' steady latency, is charged too
