@@ -689,6 +689,31 @@ def test_a_compile_that_outlasts_a_requests_limit_goes_on_but_a_hang_and_the_gra
     assert "compiling past its own limit" in message and 'mode="max-autotune"' in message, message
 
 
+def test_a_compile_with_quiet_seconds_past_the_requests_limit_is_waited_for(monkeypatch):
+    """Issue 38 item 5 on an H200 (2026-11-27): 02's max-autotune step was stopped at 395 s of its first compile,
+    in a second when no compile worker was busy (a search times candidates on the GPU, its pool idles between
+    phases), though the compile went on: a second sample showed it busy. A compile whose workers are quiet for a
+    few seconds at a time is waited for; one quiet for COMPILE_LULL_S seconds is not (the parked test above)."""
+    monkeypatch.setenv("COURSE_CALL_TIMEOUT", "2")
+    bursts = fake_check("bursts", "bursts", 1, lambda ctx: str(ctx.call(Entry("compile_in_bursts"), 12,
+                                                                        what="compile_in_bursts(12)").value),
+                        ("compile_in_bursts",))
+    exercise = Exercise("99_fake", "fake", ("compile_in_bursts",), (bursts,), "nothing")
+    source = ("import subprocess, sys, time\n"
+              "def compile_in_bursts(seconds):\n"  # a compile worker pool, idle; the main process quiet 4 s, busy 1 s
+              "    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', 'compile_worker'])\n"
+              "    end = time.monotonic() + seconds\n"
+              "    while time.monotonic() < end:\n"
+              "        time.sleep(4)\n"
+              "        busy = time.monotonic() + 1\n"
+              "        while time.monotonic() < busy:\n"
+              "            pass\n"
+              "    child.kill()\n"
+              "    return seconds\n")
+    report = grade_source(source, exercise, deadline=60)
+    assert report.result("bursts").passed, report.result("bursts").message
+
+
 def test_a_submission_that_asks_for_max_autotune_is_given_the_longer_limit_unless_one_was_set(tmp_path,
                                                                                              monkeypatch):
     """max-autotune's search takes minutes on cold caches (02's first step: more than 470 s on an H100), so a

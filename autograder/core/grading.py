@@ -87,9 +87,12 @@ def _is_compile_worker(pid: int) -> bool:
         return False
     return "compile_worker" in text or "torch._inductor" in text
 # A compile still running when its request's limit passes goes on, a slice at a time, up to the grading's deadline
-# (Session._compile_goes_on); busy: more than this many cores' worth of CPU time over a second of sampling.
+# (Session._compile_goes_on); busy: more than this many cores' worth of CPU time over a second of sampling, seen
+# in one of the seconds of a lull's length (a search has quiet seconds: candidates timed on the GPU, a pool
+# between phases; 02's max-autotune step was stopped in one, at 395 s, on an H200).
 COMPILE_SLICE_S = 30.0
 COMPILE_BUSY_CORES = 0.2
+COMPILE_LULL_S = 15
 MAX_RESTARTS = 2  # fresh workers for the checks after one that left the worker dead, per grading
 RESTART_MIN_LEFT_S = 30  # no fresh worker with less of the grading's time left than this
 # Inductor's warnings that say nothing about the learner's code: the first advises TF32, which the grader forbids.
@@ -330,6 +333,7 @@ class Session:
         self.stop_between = False  # stopped_between_requests
         self.request_started = time.monotonic()
         self.compiled_past: float | None = None  # when this request's compile first ran past its limit
+        self.quiet_for = 0  # seconds watched without a busy compile worker before the judge gave up waiting
         self.compile_modes: list[str] = []  # the modes the submission's source asks torch.compile for (messages)
 
     @classmethod
@@ -415,7 +419,7 @@ class Session:
             self.resume()
 
     def _call(self, op: str, deadline: float, timeout: float | None, fds, fields: dict) -> dict:
-        self.request_started, self.compiled_past = time.monotonic(), None
+        self.request_started, self.compiled_past, self.quiet_for = time.monotonic(), None, 0
         try:
             self.end.send({"op": op, **fields}, fds)
             while True:
@@ -459,12 +463,21 @@ class Session:
         """A request's own limit has passed. A compile still running may go on, COMPILE_SLICE_S at a time up to
         the grading's deadline: compile workers of torch.compile among the worker's processes and cores busy, as
         the operating system shows them (max-autotune's first compile of 02's training step ran for more than
-        330 s on an H100). Anything else, or a request with a limit of its own (a budget), ends here: TimeoutError.
+        330 s on an H100), in one of COMPILE_LULL_S seconds observed. Anything else, or a request with a limit of
+        its own (a budget), ends here: TimeoutError.
         Time only: a worker that fakes a compile keeps its own grading waiting, nothing else."""
         if timeout is not None or self.process is None or deadline >= self.deadline:
             raise TimeoutError
-        compilers, cores = self._observe(1.0)
-        if not compilers or cores < COMPILE_BUSY_CORES:
+        for _ in range(COMPILE_LULL_S):
+            compilers, cores = self._observe(1.0)
+            if compilers and cores >= COMPILE_BUSY_CORES:
+                break
+            if time.monotonic() >= self.deadline:
+                raise TimeoutError
+            if self.end.readable(0):  # it answered while watched: the reply is read under a slice's limit
+                break
+        else:
+            self.quiet_for = COMPILE_LULL_S
             raise TimeoutError
         if self.compiled_past is None:
             self.compiled_past = time.monotonic()
@@ -475,8 +488,10 @@ class Session:
             return ""
         modes = ", ".join(f'mode="{visible(m)}"' for m in self.compile_modes)
         asked = f" (your code asks torch.compile for {modes})" if modes else ""
+        quiet = (f", then no compile worker busy in any of {self.quiet_for} seconds watched" if self.quiet_for
+                 else "")
         return (f". The request had run {time.monotonic() - self.request_started:.0f} s, compiling past its own "
-                f"limit for the last {time.monotonic() - self.compiled_past:.0f} s{asked}: a compile may run past a "
+                f"limit for the last {time.monotonic() - self.compiled_past:.0f} s{quiet}{asked}: a compile may run past a "
                 f"request's {call_timeout():g} s, not past the grading's {self._limit():g} s (--timeout; a class: "
                 "COURSE_SUBMISSION_TIMEOUT)")
 

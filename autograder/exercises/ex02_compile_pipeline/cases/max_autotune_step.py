@@ -2,8 +2,10 @@
 # Legitimate (issue 38's list of honest alternatives): the training step's model compiled with mode="max-autotune"
 # (its first step had not finished after 470 s on an H100 from cold caches, 2026-11-27), the optimizer's step
 # compiled too. Its text asks for max-autotune, so its grading gets 1800 s (submission.grading_limit), and a compile
-# may run past a request's limit up to that. It must pass; that it does within 1800 s is not yet measured
-# (docs/THREAT_MODEL.md).
+# may run past a request's limit up to that. Graded once on an H200 from cold caches (2026-11-27, torch 2.11):
+# 637 s in all, train_step_speed passed at 5.83x, but train_step_correct was stopped at 395 s of its first compile
+# in a second when no compile worker was busy; the judge now watches COMPILE_LULL_S seconds before it gives up on
+# a compile (grading.py). The whole grading passing after that change is not yet measured on a GPU.
 import torch
 
 
