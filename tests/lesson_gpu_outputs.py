@@ -1,0 +1,43 @@
+"""Helpers for the tests that tie a lesson's prose to what its cells printed on a GPU
+(benchmarks/lesson-outputs/, written by ``python -m autograder.tools.lesson_outputs``)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from autograder.tools.lesson_outputs import OUT_DIR, load
+from autograder.tools.paths import REPO
+
+
+def output(lesson: str, cell: str) -> str:
+    """The text cell ``cell`` (its id) of ``lesson`` printed in the recorded GPU run."""
+    cells = load(lesson)["cells"]
+    assert cell in cells, f"{lesson}: no recorded output for cell {cell!r} (recorded: {sorted(cells)})"
+    return cells[cell]
+
+
+def numbers(lesson: str, cell: str, pattern: str) -> list[float]:
+    """Every match of ``pattern``'s first group in that cell's output, as floats; fails if there is none."""
+    found = [float(m.group(1)) for m in re.finditer(pattern, output(lesson, cell))]
+    assert found, f"{lesson} cell {cell}: {pattern!r} found nothing in its recorded output"
+    return found
+
+
+def number(lesson: str, cell: str, pattern: str) -> float:
+    return numbers(lesson, cell, pattern)[0]
+
+
+def prose(lesson: str, cell: str) -> str:
+    """The source of a lesson's cell (markdown or code), by id, as committed."""
+    nb = json.loads((REPO / "lessons" / f"{lesson}.ipynb").read_text())
+    found = [c for c in nb["cells"] if c.get("id") == cell]
+    assert found, f"lessons/{lesson}.ipynb has no cell {cell!r}"
+    return "".join(found[0]["source"])
+
+
+def recorded(lesson: str) -> dict:
+    return load(lesson)
+
+
+__all__ = ["OUT_DIR", "number", "numbers", "output", "prose", "recorded"]
