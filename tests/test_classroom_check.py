@@ -46,3 +46,16 @@ def test_a_score_other_than_the_trusted_reports_or_a_broken_promise_is_a_problem
     rejected = _report({**broken, "no_graph_breaks": "failed"})
     assert classroom_check.judge(EX, "original", rejected, {**scores, "no_graph_breaks": 0.0}) == []
     assert classroom_check.judge(EX, "untouched", None, {}) == [f"no trusted report for {EX}"]
+
+
+def test_a_class_of_any_size_deals_every_profile_in_turn_and_an_unreadable_file_must_score_nothing():
+    class24 = classroom_check.roster(24)
+    assert len(class24) == 24 and list(class24)[:7] == ["alice1", "bob1", "carol1", "dave1", "eve1", "frank1",
+                                                       "alice2"]
+    assert sorted(set(class24.values())) == sorted(classroom_check.CLASS)
+    assert all(list(class24.values()).count(p) == 4 for p in classroom_check.CLASS)
+    assert classroom_check.roster(None, ["eve"]) == {"eve": "eve"}
+    assert classroom_check.submission(EX, "unreadable") == classroom_check.BROKEN
+    zero = {c.id: 0.0 for c in EXERCISES[EX].checks}
+    assert classroom_check.judge(EX, "unreadable", None, zero) == []
+    assert classroom_check.judge(EX, "unreadable", None, {**zero, "speed": 4.0}) == ["the unreadable file scored 4.0"]

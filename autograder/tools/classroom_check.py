@@ -1,10 +1,12 @@
 """A class graded on a GPU host the way an instructor grades one (`make autograde WORKERS=N`), with students
 whose verdicts are known: the reference of every exercise, the untouched stubs, a wrong approach, a cheat and an
 honest alternative per exercise (each a case of ``autograder/exercises/*/cases/``, pasted into the solution
-notebook as the cell after the last solution cell). Checks that every recorded score is the trusted report's and
-every case got the verdict its header promises; writes the per-notebook times and the record step's time.
+notebook as the cell after the last solution cell), and a file that is not a notebook. Checks that every recorded
+score is the trusted report's and every case got the verdict its header promises; writes the per-notebook times,
+each unit's and the record step's time.
 
     python -m autograder.tools.classroom_check --workers 2 --out DIR
+    python -m autograder.tools.classroom_check --workers 4 --class-size 24 --out DIR   # six per GPU (issue 41)
 
 Writes DIR/classroom.json (the ``classroom`` section of benchmarks/gpu-results.json), DIR/grades.csv and
 DIR/timings.csv, and exits 1 when a score or verdict is not what it must be.
@@ -41,13 +43,27 @@ CLASS = {
     "dave": {"01_eager_mode": "max_autotune_no_cudagraphs", "02_compile_pipeline": "regional",
              "03_compile_modes": "graphed_callables", "04_graph_breaks": "torch_cond",
              "05_dynamic_shapes": "mark_dynamic", "06_cuda_graphs": "graphed_callables"},
+    "frank": {ex: "unreadable" for ex in EXERCISES},  # a file that is not a notebook, for every assignment
 }
+BROKEN = '{"cells": [ this is not a notebook'
+
+
+def roster(size: int | None = None, only: list[str] | None = None) -> dict[str, str]:
+    """Student -> the profile of CLASS they hand in. ``size``: a class of that many, the profiles dealt in turn
+    (alice1, bob1, ..., frank1, alice2, ...); else one student per profile (``only``: these)."""
+    profiles = sorted(CLASS)
+    if size is None:
+        return {name: name for name in (only or profiles)}
+    return {f"{profiles[i % len(profiles)]}{i // len(profiles) + 1}": profiles[i % len(profiles)]
+            for i in range(size)}
 
 
 def submission(exercise_id: str, what: str) -> str:
     """The notebook a student of CLASS hands in for this exercise, as JSON."""
     if what == "untouched":
         return (REPO / "exercises" / exercise_id / f"{exercise_id}.ipynb").read_text()
+    if what == "unreadable":
+        return BROKEN
     nb = json.loads((REPO / "solutions" / exercise_id / f"{exercise_id}.ipynb").read_text())
     if what != "reference":
         code = case(exercise_id, what).path.read_text()
@@ -62,8 +78,8 @@ def case(exercise_id: str, name: str):
 
 
 def expected(exercise_id: str, what: str) -> str:
-    if what in ("reference", "untouched"):
-        return {"reference": "full marks", "untouched": "0 points"}[what]
+    if what in ("reference", "untouched", "unreadable"):
+        return {"reference": "full marks", "untouched": "0 points", "unreadable": "0 points"}[what]
     c = case(exercise_id, what)
     return f"{c.kind} {what}: {c.outcome}"
 
@@ -71,6 +87,8 @@ def expected(exercise_id: str, what: str) -> str:
 def judge(exercise_id: str, what: str, report: Report | None, recorded: dict[str, float]) -> list[str]:
     """What is wrong with one graded notebook: scores in the gradebook other than the trusted report's, and a
     verdict other than the one its kind promises. Empty when all is as it must be."""
+    if what == "unreadable":  # nothing to grade: every check recorded as 0, with or without a report
+        return [f"the unreadable file scored {sum(recorded.values())}"] if sum(recorded.values()) else []
     if report is None:
         return [f"no trusted report for {exercise_id}"]
     exercise = EXERCISES[exercise_id]
@@ -88,7 +106,8 @@ def judge(exercise_id: str, what: str, report: Report | None, recorded: dict[str
     return problems
 
 
-def run(workers: int, out: Path, students: list[str], exercises: list[str]) -> int:
+def run(workers: int, out: Path, students: dict[str, str], exercises: list[str]) -> int:
+    """``students``: name -> profile of CLASS (``roster``)."""
     out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("COURSE_GRADING_SECRET", secrets.token_hex(16))  # this check's own class
     with tempfile.TemporaryDirectory(prefix="classroom-check-") as tmp:
@@ -102,7 +121,7 @@ def run(workers: int, out: Path, students: list[str], exercises: list[str]) -> i
             for ex in exercises:
                 folder = course / "submitted" / student / ex
                 folder.mkdir(parents=True)
-                (folder / f"{ex}.ipynb").write_text(submission(ex, CLASS[student][ex]))
+                (folder / f"{ex}.ipynb").write_text(submission(ex, CLASS[students[student]][ex]))
         results = course / "results"
         summary = classroom.autograde(course, workers=workers, results=results)
         units_s, record_s = summary["units_s"], summary["record_s"]
@@ -114,15 +133,16 @@ def run(workers: int, out: Path, students: list[str], exercises: list[str]) -> i
             done = results / student / RESULT
             unit = json.loads(done.read_text()) if done.exists() else {}
             rows_of = unit.get("assignments", {})
-            unit_rows.append({"student": student, "unit_s": unit.get("seconds")})
+            unit_rows.append({"student": student, "profile": students[student], "unit_s": unit.get("seconds")})
             for ex in exercises:
-                what = CLASS[student][ex]
+                what = CLASS[students[student]][ex]
                 recorded = {r["check"]: float(r["score"]) for r in rows
                             if (r["student"], r["assignment"]) == (student, ex)}
                 path = results / student / "reports" / f"{ex}.json"
                 report = Report.from_json(path.read_text()) if path.exists() else None
                 problems += [f"{student} {ex}: {p}" for p in judge(ex, what, report, recorded)]
-                scores.append({"student": student, "assignment": ex, "score": sum(recorded.values()),
+                scores.append({"student": student, "profile": students[student], "assignment": ex,
+                               "score": sum(recorded.values()),
                                "max": float(sum(c.points for c in EXERCISES[ex].checks)),
                                "expected": expected(ex, what)})
                 row = rows_of.get(ex, {})
@@ -164,9 +184,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="students graded at a time (one per GPU)")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--student", action="append", choices=sorted(CLASS), help="only these students")
+    parser.add_argument("--class-size", type=int, metavar="N",
+                        help="a class of N students, the profiles dealt in turn (alice1, bob1, ..., alice2, ...)")
     parser.add_argument("--exercise", action="append", choices=sorted(EXERCISES), help="only these exercises")
     args = parser.parse_args(argv)
-    return run(args.workers, args.out, args.student or sorted(CLASS), args.exercise or sorted(EXERCISES))
+    return run(args.workers, args.out, roster(args.class_size, args.student), args.exercise or sorted(EXERCISES))
 
 
 if __name__ == "__main__":
