@@ -656,8 +656,10 @@ def test_a_compile_that_outlasts_a_requests_limit_goes_on_but_a_hang_and_the_gra
     """Issue 38 item 5: max-autotune's first compile of 02's training step ran past 330 s on an H100, beyond a
     request's limit. While the operating system shows torch.compile's compile workers among the worker's processes
     and cores busy, the judge waits on, up to the grading's deadline, and says what it saw; an idle worker (compile
-    workers parked, nothing running) is still stopped at the request's limit."""
+    workers parked, nothing running) is still stopped at the request's limit, once it has been quiet for
+    COMPILE_LULL_S seconds (3 here, to keep the test short)."""
     monkeypatch.setenv("COURSE_CALL_TIMEOUT", "2")
+    monkeypatch.setattr(grading, "COMPILE_LULL_S", 3)
     compiles = fake_check("compiles", "compiles", 1, lambda ctx: str(ctx.call(Entry("compile_for"), 6,
                                                                               what="compile_for(6)").value),
                           ("compile_for",))
