@@ -491,9 +491,9 @@ class Session:
         quiet = (f", then no compile worker busy in any of {self.quiet_for} seconds watched" if self.quiet_for
                  else "")
         return (f". The request had run {time.monotonic() - self.request_started:.0f} s, compiling past its own "
-                f"limit for the last {time.monotonic() - self.compiled_past:.0f} s{quiet}{asked}: a compile may run past a "
-                f"request's {call_timeout():g} s, not past the grading's {self._limit():g} s (--timeout; a class: "
-                "COURSE_SUBMISSION_TIMEOUT)")
+                f"limit for the last {time.monotonic() - self.compiled_past:.0f} s{quiet}{asked}: a compile may run "
+                f"past a request's {call_timeout():g} s, not past the grading's {self._limit():g} s (--timeout; a "
+                "class: COURSE_SUBMISSION_TIMEOUT)")
 
     def activity(self, sample_s: float = 1.0) -> str:
         """What the worker's processes were doing when a request ran out of time, as the operating system shows it
