@@ -158,7 +158,8 @@ def test_a_cudagraph_tree_replay_still_checks_and_copies_non_static_inputs_in_py
 
 
 def test_the_default_mode_range_quoted_in_lesson_3_is_the_recorded_gpu_runs():
-    """Lesson 3 cell 10 says 1.5-1.8x over eager for the default mode; every recorded lesson-3 GPU run agrees."""
+    """Lesson 3 cell 10 says 1.4-1.8x over eager for the default mode; every recorded lesson-3 GPU run agrees (the
+    run of benchmarks/lesson-outputs/ too: tests/test_lesson_claims_gpu_03_04.py)."""
     runs = (REPO / "benchmarks" / "notebook-runs.md").read_text()
     lesson3 = [ln for ln in runs.splitlines() if ln.startswith("| lessons/03_compile_modes.ipynb")]
     ratios = []
@@ -169,9 +170,9 @@ def test_the_default_mode_range_quoted_in_lesson_3_is_the_recorded_gpu_runs():
             ratios.append(float(launch[1]) / float(launch[2]))
         if stance:
             ratios.append(float(stance[2]) / float(stance[1]))
-    assert len(ratios) >= 4 and all(1.45 <= r <= 1.85 for r in ratios), ratios
+    assert len(ratios) >= 4 and all(1.35 <= r <= 1.85 for r in ratios), ratios
     text = _text("03_compile_modes")
-    assert "not reliably faster than eager" not in text and "1.5–1.8x" in text
+    assert "not reliably faster than eager" not in text and "1.4–1.8x" in text
 
 
 # Lesson 3 (N8, N9) and Q03.7: stored mantissa bits counted one way; autocast keeps fp32 weights.
