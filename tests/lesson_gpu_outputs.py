@@ -36,8 +36,16 @@ def prose(lesson: str, cell: str) -> str:
     return "".join(found[0]["source"])
 
 
+def says(lesson: str, cell: str, *phrases: str) -> None:
+    """Fail unless the lesson's cell still says every phrase (line breaks and runs of spaces folded: prose wraps
+    its sentences across lines)."""
+    text = " ".join(prose(lesson, cell).split())
+    for phrase in phrases:
+        assert " ".join(phrase.split()) in text, f"lessons/{lesson}.ipynb cell {cell} no longer says {phrase!r}"
+
+
 def recorded(lesson: str) -> dict:
     return load(lesson)
 
 
-__all__ = ["OUT_DIR", "number", "numbers", "output", "prose", "recorded"]
+__all__ = ["OUT_DIR", "number", "numbers", "output", "prose", "recorded", "says"]

@@ -23,23 +23,12 @@ from types import SimpleNamespace
 import pytest
 import torch
 from conftest import REPO
-from lesson_gpu_outputs import number, numbers, output, prose, recorded
+from lesson_gpu_outputs import number, numbers, output, prose, recorded, says
 
 from autograder.exercises.ex01_eager_mode.workload import gelu_bias_chain
 
 L1, L2 = "01_eager_mode", "02_compile_pipeline"
 SECONDS = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
-
-
-def _folded(lesson: str, cell: str) -> str:
-    """The cell's source with line breaks folded into spaces (sentences wrap across lines)."""
-    return " ".join(prose(lesson, cell).split())
-
-
-def _says(lesson: str, cell: str, *phrases: str) -> None:
-    text = _folded(lesson, cell)
-    for phrase in phrases:
-        assert phrase in text, f"lessons/{lesson}.ipynb cell {cell} no longer says {phrase!r}"
 
 
 def _all_prose(lesson: str) -> str:
@@ -126,13 +115,13 @@ def test_eager_launches_ten_kernels_one_per_op_and_compiled_launches_one_fused_k
     assert sum(int(n) for n in re.findall(r"^\s+(\d+) x ", eager, re.M)) == 10, eager
     assert "vectorized_elementwise_kernel" in eager  # the tanh, as the prose says it prints
     assert compiled.startswith(" 1 CUDA kernels") and "triton_poi_fused_add_mul_tanh" in compiled, compiled
-    _says(L1, "cell-005", "ten in all", "`vectorized_elementwise_kernel`", "a single fused kernel")
+    says(L1, "cell-005", "ten in all", "`vectorized_elementwise_kernel`", "a single fused kernel")
 
 
 def test_eager_moves_about_12_times_the_bytes_the_chain_needs_counted_on_a_cpu():
     ratio = _byte_ratio(_cpu_byte_count())
     assert 11.5 <= ratio <= 12.5, ratio
-    _says(L1, "bytes-read-7f3a", "About **12 times** the bytes the chain needs, at any size", "**memory-bound**")
+    says(L1, "bytes-read-7f3a", "About **12 times** the bytes the chain needs, at any size", "**memory-bound**")
 
 
 def test_eager_moves_about_12_times_the_bytes_the_chain_needs_on_the_recorded_gpu_run():
@@ -153,9 +142,9 @@ def test_the_compiled_chain_is_about_12x_faster_at_8192_squared_which_is_the_byt
     # memory-bound: both versions stream memory at about the same rate, so the time follows the bytes moved
     byte_ratio = _byte_ratio(_cpu_byte_count())
     assert 0.85 <= speedup / byte_ratio <= 1.15, (speedup, byte_ratio)
-    _says(L1, "cell-015", "about 12x faster (11.9x to 12.1x on an H100 and on H200s",
+    says(L1, "cell-015", "about 12x faster (11.9x to 12.1x on an H100 and on H200s",
           "the byte ratio of section 1", "the time follows the bytes moved")
-    _says(L1, "bytes-read-7f3a", "on a GPU the speedup comes out close to this byte ratio")
+    says(L1, "bytes-read-7f3a", "on a GPU the speedup comes out close to this byte ratio")
 
 
 # ---------------------------------------------------------------- lesson 1, section 2: timing honestly
@@ -170,7 +159,7 @@ def test_without_synchronize_the_loop_reads_about_10x_less_on_an_h200():
     for gpu, ratio in runs:  # "about 10x" on an H200, "about 20x" on an H100
         assert (8.5 <= ratio <= 11.5) if gpu == "H200" else (17.0 <= ratio <= 23.0), runs
     assert {gpu for gpu, _ in runs} == {"H100", "H200"}, runs
-    _says(L1, "cell-009", "about 10x less than the synchronised one on an H200, and about 20x less on an H100")
+    says(L1, "cell-009", "about 10x less than the synchronised one on an H200, and about 20x less on an H100")
 
 
 def test_averaging_the_first_call_in_makes_the_compiled_chain_look_slower_than_eager():
@@ -178,7 +167,7 @@ def test_averaging_the_first_call_in_makes_the_compiled_chain_look_slower_than_e
     eager = _time(L1, "cell-008", r"synchronized:\s+([\d.]+ [um]?s)")
     steady = _time(L1, "cell-010", r"steady state: ([\d.]+ [um]?s)")
     assert averaged > eager > steady, (averaged, eager, steady)
-    _says(L1, "cell-009", "on the course's GPU runs, slower than the eager chain it replaces")
+    says(L1, "cell-009", "on the course's GPU runs, slower than the eager chain it replaces")
 
 
 def test_cuda_events_follow_the_host_clock_and_do_bench_hid_only_a_little_of_the_launch_time():
@@ -193,10 +182,10 @@ def test_cuda_events_follow_the_host_clock_and_do_bench_hid_only_a_little_of_the
         assert b < h, (h, b)  # "come out lower"
     host_ratio, bench_ratio = host[0] / host[1], bench[0] / bench[1]
     assert abs(bench_ratio / host_ratio - 1) <= 0.12, (host_ratio, bench_ratio)  # "within about 10%"
-    _says(L1, "cell-013", "follow the host clock (within a few percent", "do_bench's per-call times come out lower",
+    says(L1, "cell-013", "follow the host clock (within a few percent", "do_bench's per-call times come out lower",
           "On the course's H200 and H100 runs it hid little: its ratio came out within about 10% of the host clock's",
           "on either side of it")
-    _says(L1, "cell-011", "*synchronised block* of calls", "include the gaps")
+    says(L1, "cell-011", "*synchronised block* of calls", "include the gaps")
 
 
 def test_on_a_small_tensor_the_compiled_call_is_about_2x_faster_by_the_host_clock():
@@ -205,7 +194,7 @@ def test_on_a_small_tensor_the_compiled_call_is_about_2x_faster_by_the_host_cloc
     assert (round(min(runs), 1), round(max(runs), 1)) == (2.1, 2.2), runs  # "2.1x to 2.2x"
     for host, bench in (v for _, v in _earlier(L1, r"host clock ([\d.]+)x vs `do_bench` ([\d.]+)x")):
         assert abs(bench / host - 1) <= 0.12, (host, bench)  # the earlier run's do_bench hid little too
-    _says(L1, "cell-013", "the compiled call was about 2x faster by the host clock on this small tensor (2.1x to 2.2x)")
+    says(L1, "cell-013", "the compiled call was about 2x faster by the host clock on this small tensor (2.1x to 2.2x)")
 
 
 # ---------------------------------------------------------------- lesson 1, sections 3-4: what compile changes
@@ -216,7 +205,7 @@ def test_the_compiled_module_shares_its_parameters_and_its_state_dict_keys_carry
     text = output(L1, "cell-018")
     assert "compiled: ['_orig_mod.linear.weight', '_orig_mod.linear.bias']" in text
     assert "loading the compiled state_dict into a plain Block fails: Error(s) in loading state_dict" in text
-    _says(L1, "state-dict-9c5d", "an `_orig_mod.` prefix on every key")
+    says(L1, "state-dict-9c5d", "an `_orig_mod.` prefix on every key")
 
 
 def test_compiled_and_eager_agree_within_rounding_on_a_cpu():
@@ -230,7 +219,7 @@ def test_compiled_and_eager_agree_within_rounding_on_a_cpu():
         torch._dynamo.reset()
     assert "torch.allclose(rtol=1e-5, atol=1e-6): True" in text, text
     assert float(re.search(r"largest difference: ([\d.e+-]+)", text).group(1)) < 1e-5, text
-    _says(L1, "cell-017", "Results agree within rounding, and need not agree bit for bit")
+    says(L1, "cell-017", "Results agree within rounding, and need not agree bit for bit")
 
 
 def test_compiled_and_eager_agree_within_rounding_on_the_recorded_gpu_run():
@@ -245,7 +234,7 @@ def test_a_call_in_another_grad_mode_compiles_a_second_graph_and_training_works(
     losses = numbers(L1, "cell-020", r"training step \d: loss ([\d.]+)")
     assert len(losses) == 3 and losses[0] > losses[1] > losses[2], losses
     assert "gradients reach the original module: True" in text
-    _says(L1, "cell-019", "a call in another mode compiles another graph", "Training works as usual")
+    says(L1, "cell-019", "a call in another mode compiles another graph", "Training works as usual")
 
 
 # ---------------------------------------------------------------- lesson 1, section 5: what the first compile costs
@@ -258,15 +247,15 @@ def test_the_first_compile_of_the_chain_takes_0_6_to_1_1_s():
     colds.append(number(L1, "cell-022", r"cold compile ([\d.]+) s"))
     both = first_calls + colds
     assert (round(min(both), 1), round(max(both), 1)) == (0.6, 1.1), (first_calls, colds)  # "0.6 to 1.1 s"
-    _says(L1, "cell-030", "The first call compiles (0.6 to 1.1 s for this chain on the course's GPU runs")
+    says(L1, "cell-030", "The first call compiles (0.6 to 1.1 s for this chain on the course's GPU runs")
 
 
 def test_the_chain_earns_back_its_compile_after_530_to_750_calls():
     runs = [v[0] for _, v in _earlier(L1, r"break-even after ([\d,]+) calls")]
     runs.append(float(re.search(r"break-even after ([\d,]+) calls", output(L1, "cell-022")).group(1).replace(",", "")))
     assert (10 * math.floor(min(runs) / 10), 10 * math.ceil(max(runs) / 10)) == (530, 750), runs  # "530 to 750"
-    _says(L1, "cell-023", "this chain earned back its compile after 530 to 750 calls")
-    _says(L1, "cell-030", "after 530 to 750 calls")
+    says(L1, "cell-023", "this chain earned back its compile after 530 to 750 calls")
+    says(L1, "cell-030", "after 530 to 750 calls")
 
 
 def test_a_second_compile_with_the_caches_warm_is_2x_to_12x_faster():
@@ -275,7 +264,7 @@ def test_a_second_compile_with_the_caches_warm_is_2x_to_12x_faster():
     runs = [c / w for _, (c, w) in _earlier(L2, r"cold (?:first call )?([\d.]+) s vs warm cache ([\d.]+) s")]
     runs.append(cold / warm)
     assert (round(min(runs), 1), round(max(runs))) == (2.0, 12), runs  # "2x to 12x faster"
-    _says(L1, "cell-021", "a second compile of the same code is faster than the first (lesson 2, section 5, "
+    says(L1, "cell-021", "a second compile of the same code is faster than the first (lesson 2, section 5, "
           "measures it: 2x to 12x faster on the course's GPU runs)")
 
 
@@ -312,7 +301,7 @@ def test_small_sizes_are_flat_per_call_overhead_and_large_ones_grow_with_memory_
     runs = [(gpu, v[0]) for gpu, v in _earlier(L1, r"to ([\d.]+)x at 67M")] + [(_kind(L1), largest[2])]
     assert (round(min(s for _, s in runs), 1), round(max(s for _, s in runs), 1)) == (4.8, 6.9), runs
     assert {gpu for gpu, _ in runs} == {"H100", "H200"}, runs  # "on the H200 and H100 runs"
-    _says(L1, "size-read-0d6f", "both lines are flat at the small sizes (from 2K to 1M elements on the H200)",
+    says(L1, "size-read-0d6f", "both lines are flat at the small sizes (from 2K to 1M elements on the H200)",
           "the speedup is about 2x",
           "(from 8M elements on the H200) eager's time grows with the size, and by 67M elements the compiled one's too",
           "4.8x to 6.9x at 67M elements on the H200 and H100 runs")
@@ -320,7 +309,7 @@ def test_small_sizes_are_flat_per_call_overhead_and_large_ones_grow_with_memory_
 
 def test_torchscript_warns_about_its_deprecation():
     assert "torch.jit.script warned about deprecation: True" in output(L1, "cell-027")
-    _says(L1, "cell-026", "deprecated with a warning from torch 2.10")
+    says(L1, "cell-026", "deprecated with a warning from torch 2.10")
 
 
 def test_lesson_1_no_longer_says_what_the_runs_contradicted_or_never_measured():
@@ -341,8 +330,8 @@ def test_dynamo_unrolls_the_loop_into_three_multiplications_and_guards_on_steps_
     assert "EQUALS_MATCH: L['scale'] == 0.5" in guards and "EQUALS_MATCH: L['steps'] == 3" in guards
     for pinned in ("torch.float32", "device=", "requires_grad=", "size=[8, 16]", "stride=[16, 1]"):
         assert pinned in guards, pinned
-    _says(L2, "fad90a68", "unrolled into three multiplications", "became part of the **guards**")
-    _says(L2, "0e1637ee", "`TENSOR_MATCH` pins dtype, device, shape, stride and `requires_grad`")
+    says(L2, "fad90a68", "unrolled into three multiplications", "became part of the **guards**")
+    says(L2, "0e1637ee", "`TENSOR_MATCH` pins dtype, device, shape, stride and `requires_grad`")
 
 
 def test_the_global_state_guard_pins_grad_mode_the_thread_count_and_tf32():
@@ -360,7 +349,7 @@ def test_the_global_state_guard_pins_grad_mode_the_thread_count_and_tf32():
     pins = next(ln for ln in text.splitlines() if ln.startswith("GLOBAL_STATE pins:"))
     for key in ("grad_mode=True", "num_threads=", "allow_tf32=False"):
         assert key in pins, pins
-    _says(L2, "0e1637ee", "`GLOBAL_STATE` pins grad mode, the thread count and the TF32/matmul settings")
+    says(L2, "0e1637ee", "`GLOBAL_STATE` pins grad mode, the thread count and the TF32/matmul settings")
 
 
 def test_a_new_steps_value_fails_its_guard_and_compiles_a_second_graph():
@@ -373,7 +362,7 @@ def test_a_print_in_the_middle_gives_the_backend_two_graphs():
     assert text.splitlines()[0].strip() == "(print runs in Python, between the graphs)", text
     assert "graph 0: {'torch.sin': 1, 'mul': 1}" in text and "graph 1: {'method:relu': 1, 'add': 1}" in text
     assert "graph 2" not in text
-    _says(L2, "94261dd3", "A `print` in the middle gives the backend two graphs")
+    says(L2, "94261dd3", "A `print` in the middle gives the backend two graphs")
 
 
 def test_the_aot_forward_is_functional_and_returns_the_tensors_saved_for_the_backward():
@@ -381,7 +370,7 @@ def test_the_aot_forward_is_functional_and_returns_the_tensors_saved_for_the_bac
     forward = text.split("BACKWARD")[0]
     assert "torch.ops.aten.add.Tensor(mul_2, 1.0)" in forward and "aten.add_" not in forward, forward
     assert "return (gelu, primals_1, add)" in text
-    _says(L2, "3151f255", "The in-place `add_` is an `aten.add.Tensor` now")
+    says(L2, "3151f255", "The in-place `add_` is an `aten.add.Tensor` now")
 
 
 def test_decompositions_keep_gelu_and_break_gelu_backward_into_pointwise_ops():
@@ -391,7 +380,7 @@ def test_decompositions_keep_gelu_and_break_gelu_backward_into_pointwise_ops():
     backward = decomposed.split("backward")[1]
     assert "gelu_backward" not in backward and "'tanh'" in backward and "'mul'" in backward, backward
     assert number(L2, "ae41a926", r"backward (\d+) ops \['mul'") > 6
-    _says(L2, "3151f255", "`gelu` is itself a core op and stays, but `gelu_backward` is not")
+    says(L2, "3151f255", "`gelu` is itself a core op and stays, but `gelu_backward` is not")
 
 
 def test_compiled_autograd_captures_the_backward_inside_the_compiled_step_and_nothing_outside():
@@ -400,7 +389,7 @@ def test_compiled_autograd_captures_the_backward_inside_the_compiled_step_and_no
     assert counts == [(2, 2, 2, 0), (3, 2, 0, 1), (2, 2, 2, 0)], rows
     assert "compiled_autograd flag: False; backward graphs captured inside the context: 1" in output(
         L2, "ca-explicit-7e1d")
-    _says(L2, "cad3f159", "**no backward compiled per piece**", "The flag did nothing, silently")
+    says(L2, "cad3f159", "**no backward compiled per piece**", "The flag did nothing, silently")
 
 
 # ---------------------------------------------------------------- lesson 2, sections 3-4: Inductor, the backends
@@ -411,7 +400,7 @@ def test_inductor_fuses_the_chain_into_one_kernel_that_reads_its_inputs_once_and
     assert "kernels: ['triton_poi_fused_add_mul_tanh_0']" in text
     assert "'num_load': 2, 'num_store': 1" in text
     assert "kernels ['triton_poi_fused_add_gelu_mul_0'] + 1 library call(s) (the matmul)" in text
-    _says(L2, "25d72d38", "read their inputs once and write their outputs once")
+    says(L2, "25d72d38", "read their inputs once and write their outputs once")
 
 
 def test_the_compiled_block_launches_far_fewer_kernels_than_eager_and_aten_ops_are_not_launches():
@@ -419,7 +408,7 @@ def test_the_compiled_block_launches_far_fewer_kernels_than_eager_and_aten_ops_a
     aten = number(L2, "aa0f5421", r"ATen ops in the AOT forward graph: (\d+)")
     generated, library = numbers(L2, "aa0f5421", r"(\d+) (?:generated kernels|calls to library)")
     assert generated + library < eager / 2 and aten > eager, (eager, aten, generated, library)
-    _says(L2, "e140cac3", "stacked on its library calls", "which are not launches (the hatched bar)")
+    says(L2, "e140cac3", "stacked on its library calls", "which are not launches (the hatched bar)")
 
 
 def _backend_ms(backend_pattern: str) -> float:
@@ -441,16 +430,16 @@ def test_backend_eager_saves_12_to_29_percent_aot_eager_saves_nothing_and_induct
     assert all(a > n for gpu, (n, _, a, _) in runs if gpu == "H200"), runs  # and than no compile on both H200s
     speedups = [n / i for _, (n, _, _, i) in runs]
     assert (round(min(speedups), 1), round(max(speedups), 1)) == (3.1, 3.8), speedups  # "3.1x to 3.8x"
-    _says(L2, "ef5a2ee8", '`backend="eager"` took 12% to 29% less per step than no compile at all',
+    says(L2, "ef5a2ee8", '`backend="eager"` took 12% to 29% less per step than no compile at all',
           '`aot_eager` was slower than `backend="eager"` in every run, and slower than no compile on both H200s',
           "`inductor` was 3.1x to 3.8x faster than no compile")
-    _says(L2, "5f1135b5", "3.1x to 3.8x on section 4's training step", "`backend=\"eager\"` took 12% to 29% off it")
+    says(L2, "5f1135b5", "3.1x to 3.8x on section 4's training step", "`backend=\"eager\"` took 12% to 29% off it")
 
 
 def test_pytorch_puts_two_graph_breaks_around_the_compiled_optimizer_step():
     text = output(L2, "901956e9")
     assert "1 graph(s), 2 graph break(s)" in text and text.count("User-inserted graph break") == 2, text
-    _says(L2, "ef5a2ee8", "PyTorch puts graph breaks around the step on purpose")
+    says(L2, "ef5a2ee8", "PyTorch puts graph breaks around the step on purpose")
 
 
 def test_the_compiled_optimizer_step_ratio_stays_inside_the_quoted_0_70x_to_1_34x():
@@ -465,7 +454,7 @@ def test_the_compiled_optimizer_step_ratio_stays_inside_the_quoted_0_70x_to_1_34
     first_calls = [v[0] for _, v in _earlier(L2, r"([\d.]+) s first call")]
     first_calls.append(number(L2, "901956e9", r"first compiled call took ([\d.]+) s"))
     assert (min(first_calls), max(first_calls)) == (6.5, 7.9), first_calls  # "6.5 to 7.9 s"
-    _says(L2, "540b8bd4", "this cell's ratio ranged from 0.70x (an H100: the compiled step slower) to 1.34x (an H200)",
+    says(L2, "540b8bd4", "this cell's ratio ranged from 0.70x (an H100: the compiled step slower) to 1.34x (an H200)",
           "after a first call of 6.5 to 7.9 s", "the rounds printed above")
 
 
@@ -477,7 +466,7 @@ def test_the_workload_study_quoted_for_the_optimizer_has_overlapping_ranges():
     assert (round(model["speedup"], 2), min(model["rounds"]), max(model["rounds"])) == (2.48, 2.36, 2.61)
     assert (round(both["speedup"], 2), min(both["rounds"]), max(both["rounds"])) == (2.60, 2.37, 2.75)
     assert min(both["rounds"]) < max(model["rounds"])  # the ranges overlap
-    _says(L2, "540b8bd4", "2.60x over eager (rounds 2.37x to 2.75x)", "2.48x (rounds 2.36x to 2.61x)",
+    says(L2, "540b8bd4", "2.60x over eager (rounds 2.37x to 2.75x)", "2.48x (rounds 2.36x to 2.61x)",
           "the two ranges overlap")
 
 
@@ -487,7 +476,7 @@ def test_a_float_lr_recompiles_once_single_tensor_and_every_step_foreach_and_a_t
     assert graphs == [2, 6, 1], text
     lrs = re.findall(r"learning rates used: (.*)", text)
     assert len(lrs) == 3 and len(set(lrs)) == 1, lrs
-    _says(L2, "8d313524", "On the course's H200 run (torch 2.11) they compiled 2, 6 and 1 graphs",
+    says(L2, "8d313524", "On the course's H200 run (torch 2.11) they compiled 2, 6 and 1 graphs",
           "The float paid for one recompile under Adam's single-tensor code and for one recompile per step")
 
 
@@ -511,7 +500,7 @@ def test_regional_compilation_compiles_the_block_twice_because_of_requires_grad(
     text = output(L2, "05d4c97f")
     assert "2 graph(s), 0 graph break(s), 1 recompile(s)" in text.split("each block, 4")[1]
     assert "tensor 'x' requires_grad mismatch" in text
-    _says(L2, "3242e8cf", "Regional compilation compiles the block graph **twice**")
+    says(L2, "3242e8cf", "Regional compilation compiles the block graph **twice**")
 
 
 def test_at_four_blocks_regional_first_call_takes_from_as_long_as_whole_to_a_quarter_less():
@@ -520,7 +509,7 @@ def test_at_four_blocks_regional_first_call_takes_from_as_long_as_whole_to_a_qua
     runs.append((_kind(L2), rows["each block, 4"][0] / rows["whole, 4 blocks"][0]))
     # "from as long as the whole model's (an H200) to a quarter less (another H200; 14% less on an H100)"
     assert sorted((gpu, round(r, 2)) for gpu, r in runs) == [("H100", 0.86), ("H200", 0.76), ("H200", 1.0)], runs
-    _says(L2, "3242e8cf", "regional compilation saves little",
+    says(L2, "3242e8cf", "regional compilation saves little",
           "its first call took from as long as the whole model's (an H200) to a quarter less")
 
 
@@ -531,10 +520,10 @@ def test_regional_steady_state_stays_inside_the_quoted_range_from_20_percent_fas
     # "25% slower than the whole model on one H200 run, 2.5x slower on an H100, and 20% faster on another H200 run"
     assert sorted((gpu, round(r, 1)) for gpu, r in runs) == [("H100", 2.5), ("H200", 0.8), ("H200", 1.2)], runs
     assert [round(r, 2) for gpu, r in runs if gpu == "H200" and r > 1] == [1.25], runs
-    _says(L2, "3242e8cf", "not the same way on every run", "25% slower than the whole model on one H200 run",
+    says(L2, "3242e8cf", "not the same way on every run", "25% slower than the whole model on one H200 run",
           "2.5x slower on an H100", "20% faster on another H200 run")
-    _says(L2, "regional-read-9d41", "its run time can come out on either side of the whole model's")
-    _says(L2, "5f1135b5", "its steady state came out slower than the whole model's on some runs and faster")
+    says(L2, "regional-read-9d41", "its run time can come out on either side of the whole model's")
+    says(L2, "5f1135b5", "its steady state came out slower than the whole model's on some runs and faster")
 
 
 def test_little_fusion_is_at_stake_across_blocks():
@@ -542,7 +531,7 @@ def test_little_fusion_is_at_stake_across_blocks():
     one_block = rows["whole, 1 block"][3]
     assert abs(rows["whole, 4 blocks"][3] - 4 * one_block) <= 2, rows
     assert rows["each block, 4"][3] == 2 * one_block, rows  # two graphs of one block's code
-    _says(L2, "3242e8cf", "about as many kernels as one block times the number of blocks")
+    says(L2, "3242e8cf", "about as many kernels as one block times the number of blocks")
 
 
 def test_whole_model_code_and_compile_time_grow_with_depth_and_regional_ones_do_not():
@@ -560,7 +549,7 @@ def test_whole_model_code_and_compile_time_grow_with_depth_and_regional_ones_do_
     per_block = [float(s) for s in re.findall(r"([\d.]+)(?:,| s)", last.split(":", 1)[1])]
     assert len(per_block) == deep, last
     assert min(per_block[:2]) > 0.5 and max(per_block[2:]) <= 0.05, per_block
-    _says(L2, "regional-read-9d41", "More blocks add nothing to a regional compile",
+    says(L2, "regional-read-9d41", "More blocks add nothing to a regional compile",
           "the first two blocks compile (the graph, then the recompile)")
 
 
@@ -575,7 +564,7 @@ def test_the_bisection_blames_the_decompositions_for_dropout_and_code_generation
              "inductor agrees"
     assert text.count(agrees) == 2, text
     assert "repro_level = 2" in output(L2, "9ed2042c")
-    _says(L2, "584ebe77", "the default level, 2, is for crashes")
+    says(L2, "584ebe77", "the default level, 2, is for crashes")
 
 
 def test_the_compile_phases_nest_and_tracing_is_a_small_part_of_a_cold_compile():
@@ -585,13 +574,13 @@ def test_the_compile_phases_nest_and_tracing_is_a_small_part_of_a_cold_compile()
                                                 "async_compile.wait"))
     assert whole >= aot >= inductor >= wait and whole >= tracing, seconds
     assert tracing < 0.2 * whole and inductor > 0.5 * whole, seconds
-    _says(L2, "f2f7354e", "The phases nest", "Tracing is usually a small part")
+    says(L2, "f2f7354e", "The phases nest", "Tracing is usually a small part")
 
 
 def test_the_cudagraphs_log_that_the_troubleshooting_map_names_exists():
     assert "cudagraphs: Logs information from wrapping inductor generated code with cudagraphs" in output(
         L2, "79d666d6")
-    _says(L2, "914c7194", '`TORCH_LOGS="cudagraphs"` (torch 2.11+')
+    says(L2, "914c7194", '`TORCH_LOGS="cudagraphs"` (torch 2.11+')
 
 
 def test_lesson_2_no_longer_says_what_the_runs_contradicted_or_never_measured():
