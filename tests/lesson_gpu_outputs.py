@@ -48,4 +48,31 @@ def recorded(lesson: str) -> dict:
     return load(lesson)
 
 
-__all__ = ["OUT_DIR", "number", "numbers", "output", "prose", "recorded", "says"]
+EARLIER_DIR = OUT_DIR / "earlier"
+_RUN_LABEL = re.compile(r"\d{4}-\d{2}-\d{2}(?: (?:morning|afternoon|evening))?")
+
+
+def earlier_records(lesson: str) -> list[dict]:
+    """Earlier recorded GPU runs of the lesson (benchmarks/lesson-outputs/earlier/<run>/), oldest first: the same
+    shape as :func:`recorded`, kept when a later run replaced the record."""
+    return [json.loads(p.read_text()) for p in sorted(EARLIER_DIR.glob(f"*/{lesson}.json"))]
+
+
+def earlier_rows(lesson: str) -> list[tuple[str, str]]:
+    """(GPU: "H100" or "H200", the table row) for each full-size run of ``lesson`` in benchmarks/notebook-runs.md,
+    except the row of the run the record holds. A section's run is named by the first date in its heading and an
+    optional "morning"/"afternoon"/"evening" after it (two runs of one day are two runs); the record's ``date``
+    names its run the same way."""
+    rows, gpu, label, current = [], "H200", None, recorded(lesson)["date"]
+    for line in (REPO / "benchmarks" / "notebook-runs.md").read_text().splitlines():
+        if line.startswith("## "):
+            gpu = "H100" if "H100" in line else "H200"
+            found = _RUN_LABEL.search(line)
+            label = found[0] if found else label
+        elif line.startswith(f"| lessons/{lesson}.ipynb") and label != current:
+            rows.append((gpu, line))
+    return rows
+
+
+__all__ = ["EARLIER_DIR", "OUT_DIR", "earlier_records", "earlier_rows", "number", "numbers", "output", "prose",
+           "recorded", "says"]
