@@ -285,3 +285,22 @@ def test_until_over_several_gpus_deals_whole_cases_by_the_work_they_lack_and_mer
         recorded = RawRuns.read(raw.path("06_cuda_graphs", cases[key].name))
         assert [r.seconds for r in recorded] == seconds, key
         assert {r.environment["gpu"] for r in recorded} == {"GPU A"}
+
+
+def test_an_unsandboxed_case_grading_writes_a_copy_of_the_worker_cache_never_the_shared_one(tmp_path, monkeypatch):
+    from autograder.core.grading import worker_cache
+    from autograder.tools.gpu_check import private_worker_cache
+
+    shared = tmp_path / "shared"
+    (shared / "inductor").mkdir(parents=True)
+    (shared / "inductor" / "warm-entry").write_text("the course's own compile")
+    monkeypatch.setenv("COURSE_SANDBOX", "none")
+    monkeypatch.setenv("COURSE_WORKER_CACHE", str(shared))
+    with private_worker_cache():
+        copy = worker_cache()
+        assert copy != shared
+        assert (copy / "inductor" / "warm-entry").read_text() == "the course's own compile"  # starts warm
+        (copy / "inductor" / "autotune-results-mlp").write_text("a marker one grading leaves")
+    assert worker_cache() == shared
+    assert not (shared / "inductor" / "autotune-results-mlp").exists()  # the next grading starts without it
+    assert not copy.exists()

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import datetime
 import json
 import multiprocessing
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -29,7 +31,8 @@ from pathlib import Path
 
 import torch
 
-from autograder.core.grading import Policy, grade_file
+from autograder.core import sandbox
+from autograder.core.grading import Policy, grade_file, worker_cache
 from autograder.core.protocol import Report
 from autograder.core.submission import DEFAULT_LIMIT_S, grading_limit
 from autograder.exercises import EXERCISES
@@ -190,13 +193,37 @@ def _grade_reference(exercise_id: str) -> str:
     return grade_file(EXERCISES[exercise_id], solution(exercise_id)).to_json()
 
 
+@contextlib.contextmanager
+def private_worker_cache():
+    """Unsandboxed (every GPU host so far: no bubblewrap), a worker writes the shared worker cache itself, so what
+    one grading leaves there reaches the next: a case slow only until its marker exists (03's cold_compile_cache)
+    passed its second grading on an H200. A case's grading gets a copy of that cache, thrown away after it, as the
+    sandbox gives every worker; sandboxed, the grading makes its own copy."""
+    if sandbox.mode() != "none":
+        yield
+        return
+    shared, before = worker_cache(), os.environ.get("COURSE_WORKER_CACHE")
+    with tempfile.TemporaryDirectory(prefix="case-worker-cache-") as copy:
+        if shared.is_dir():
+            shutil.copytree(shared, copy, symlinks=True, ignore_dangling_symlinks=True, dirs_exist_ok=True)
+        os.environ["COURSE_WORKER_CACHE"] = copy
+        try:
+            yield
+        finally:
+            if before is None:
+                os.environ.pop("COURSE_WORKER_CACHE", None)
+            else:
+                os.environ["COURSE_WORKER_CACHE"] = before
+
+
 def _grade_case(exercise_id: str, case_path: str, only, alone: bool) -> str:
-    """One case's grading (in the process that calls it): its report as JSON. The time limit is what the
-    slowest honest grading needs with cold caches (about 70 s for 02), twice: a hang costs 2.5 minutes, not 5;
-    a case that asks for max-autotune gets the grader's own limit for it (grading_limit)."""
+    """One case's grading (in the process that calls it), on a copy of the worker cache: its report as JSON. The
+    time limit is what the slowest honest grading needs with cold caches (about 70 s for 02), twice: a hang costs
+    2.5 minutes, not 5; a case that asks for max-autotune gets the grader's own limit for it (grading_limit)."""
     limit = grading_limit([Path(case_path).read_text()])
-    return grade_file(EXERCISES[exercise_id], solution(exercise_id), overrides=[case_path], only=only,
-                      policy=Policy(timeout=limit if limit > DEFAULT_LIMIT_S else 150, drain=alone)).to_json()
+    with private_worker_cache():
+        return grade_file(EXERCISES[exercise_id], solution(exercise_id), overrides=[case_path], only=only,
+                          policy=Policy(timeout=limit if limit > DEFAULT_LIMIT_S else 150, drain=alone)).to_json()
 
 
 def _judge_process() -> None:
