@@ -1,11 +1,22 @@
 """Exercise 03: compile modes.
 
-``make_predict(model) -> predict(x) -> y``: serve small-batch inference of a launch-bound network (the residual
-MLP of ``autograder.course.models.make_mlp``: 16 blocks of width 512, batch 16, float32) at least 1.5x faster
-than the **default-mode** compile ``torch.compile(model)``. The serving loop calls ``predict`` under
-``torch.no_grad()`` and may keep its outputs: an output must keep its values after later calls. The first
-calls (compile, CUDA-graph warm-up and recording) must fit a compile budget, and so must everything the speed check's
-predictor spends beyond its steady latency (a compile deferred to a later call included).
+``make_predict(model) -> predict(x) -> y``: serve small-batch inference of a launch-bound network (``workload.
+build_model``: a feature standardisation, then the residual MLP of ``autograder.course.models.make_mlp``, 16 blocks
+of width 512, batch 16, float32) at least 1.5x faster than the **default-mode** compile ``torch.compile(model)``.
+The serving loop calls ``predict`` under ``torch.no_grad()`` and may keep its outputs: an output must keep its
+values after later calls, and ``x`` must keep its own. The first calls (compile, CUDA-graph warm-up and recording)
+must fit a compile budget, and so must everything the speed check's predictor spends beyond its steady latency (a
+compile deferred to a later call included).
+
+Not the lesson's model: its standardisation writes into its input (``Standardize.forward``, in place). Lesson 3's
+recipe, ``torch.compile(model, mode="reduce-overhead")`` and a ``.clone()`` of each output, changes the caller's
+``x`` (predict_correct fails); with ``x`` copied before the compiled call it is correct, but the compiled graph
+still writes into its input (the copy), and CUDAGraph Trees run such a graph without CUDA graphs
+(``check_for_mutation`` in torch/_inductor/cudagraph_utils.py, called from
+``CUDAGraphTreeManager._update_non_cudagraph_managed_mutation`` in cudagraph_trees.py, torch 2.11 and 2.13: a warning
+"skipping cudagraphs due to mutated inputs" and one count in ``counters["inductor"]["cudagraph_skips"]``), so it
+launches every kernel as the default mode does (its verdict on a GPU: ``cases/clone_outside.py``). The learner must
+measure that, find why, and fix it without changing the math (``cases/`` holds honest alternatives too).
 """
 
 from __future__ import annotations
@@ -229,13 +240,22 @@ EXERCISE = Exercise(
         ],
         "predict_correct": [
             "predict(x) must return what model(x) returns, in float32, on x's device.",
-            "Do not change the model's precision (no .half(), no TF32): the tolerance is fp32's.",
+            "x belongs to the caller: after predict(x) it must hold the values it had. Test it yourself (keep "
+            "x.clone(), call predict, compare with torch.equal); if it changed, read the model's code (print(model), "
+            "then ?? on its modules) for what writes into it.",
+            "Do not change what the model computes, nor its precision (no .half(), no TF32): the grader compares with "
+            "its own copy of the model, at fp32's tolerance.",
         ],
         "predict_speed": [
-            "At batch 16 each layer's kernels take microseconds: the time goes to launching them (launch-bound).",
-            "The default mode fuses ops but still launches every kernel from Python; which mode removes the "
-            "launches?",
-            "mode='reduce-overhead' records the whole forward as a CUDA graph and replays it with one launch.",
+            "At batch 16 each layer's kernels take microseconds: the time goes to launching them (launch-bound). "
+            "The default mode still launches every kernel from Python; which mode removes the launches (lesson 3)?",
+            "Measure that mode on this model against the default mode. No faster? Then CUDA graphs probably never "
+            "ran: TORCH_LOGS=\"cudagraphs\" (torch 2.11+; \"perf_hints\" before) says why, and "
+            "torch._dynamo.utils.counters[\"inductor\"][\"cudagraph_skips\"] counts it (lesson 6, \"When CUDAGraph "
+            "Trees skip\").",
+            "CUDAGraph Trees do not record a graph that writes into a tensor it was handed (a plain input; "
+            "parameters, buffers and earlier graphs' outputs are exempt). A copy made before the compiled call is "
+            "still the graph's input: the compiled graph itself must only read what it is handed.",
         ],
     },
 )

@@ -7,13 +7,15 @@
 # morning). The promise above is not kept there yet:
 # whether max-autotune's kernels are slower than the default mode's inside a graph at batch 16, or the grader's
 # timing costs it more than reduce-overhead, is not settled (docs/THREAT_MODEL.md, open).
+# Since then the model standardises its input in place: the captured graph writes into static_in, which each
+# call overwrites with x first, so the caller's x is only read; not graded on a GPU with this model yet.
 import torch
 
 
 def make_predict(model):
     compiled = torch.compile(model, mode="max-autotune-no-cudagraphs")
     device = next(model.parameters()).device
-    width = model[0].linear.in_features
+    width = model[-1].normalized_shape[0]  # the final LayerNorm's
     graphs = {}
 
     def capture(batch):

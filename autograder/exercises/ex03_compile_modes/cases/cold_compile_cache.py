@@ -3,7 +3,7 @@
 # nothing once a marker sits in Inductor's cache folder (as autotuning results do), so only the grading's first predictor pays,
 # and it used to be an untimed one. The speed check now makes the first predictor, and compile_budget charges it.
 # (A GPU case: unsandboxed, as in the CPU suite, the worker cache and its marker outlive a grading; graded on a
-# CPU by hand when it was fixed.)
+# CPU by hand when it was fixed.) Served as the reference serves: x copied inside the compiled function.
 import os
 import time
 
@@ -12,7 +12,7 @@ BUDGET_S = float(os.environ.get("COURSE_COMPILE_BUDGET_S") or 60)
 
 
 def make_predict(model):
-    compiled = torch.compile(model, mode="reduce-overhead")  # noqa: F821
+    compiled = torch.compile(lambda x: model(x.clone()), mode="reduce-overhead")  # noqa: F821
     marker = os.path.join(os.environ.get("TORCHINDUCTOR_CACHE_DIR") or "/tmp/torchinductor", "autotune-results-mlp")
     if not os.path.exists(marker):
         time.sleep(BUDGET_S + 5)  # a cold autotuning search

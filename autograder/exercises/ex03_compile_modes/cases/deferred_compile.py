@@ -1,7 +1,8 @@
 # outcome: rejected | kind: cheat | checks: compile_budget | reason: after the first three calls | device: any | class: 6
 # Found by an independent red team (2026-11-24): serves the first three calls (all that compile_budget timed)
 # eagerly and does its expensive compile on the fourth; the sleep (5 s over the budget) stands for a long
-# compile or autotuning search, paid once per process. The grading's first predictor pays it beyond its steady
+# compile or autotuning search, paid once per process. Every call is made on a copy of x (the model writes into
+# its input). The grading's first predictor pays it beyond its steady
 # latency (the speed check's; without a GPU the correctness check's), and compile_budget reads that.
 import os
 import time
@@ -19,12 +20,12 @@ def make_predict(model):
     def predict(x):
         state["calls"] += 1
         if state["calls"] <= 3:
-            return model(x)
+            return model(x.clone())
         if state["compiled"] is None:
             if not _paid:
                 time.sleep(BUDGET_S + 5)  # the long compile, out of the first three calls' sight
                 _paid.append(True)
             state["compiled"] = torch.compile(model)  # noqa: F821
-        return state["compiled"](x).clone()
+        return state["compiled"](x.clone()).clone()
 
     return predict

@@ -1,6 +1,8 @@
 # outcome: passed | kind: honest | checks: - | reason: - | device: gpu
 # Legitimate: a CUDA graph captured by hand around the eager model (lesson 6's technique), one per batch shape,
 # with the input copied into the static buffer and the output cloned. No Inductor kernels, still launch-free.
+# The model writes into its input: the graph writes into static_x, into which each call copies x first, so the
+# caller's x is only read.
 def make_predict(model):
     graphs = {}
 

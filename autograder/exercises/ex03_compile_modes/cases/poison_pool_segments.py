@@ -5,7 +5,8 @@
 # zeros after zeroing a judge weight). This worker maps every pool's segment from offset 0 and writes NaN over
 # everything in it but the pools it was handed, then serves honestly: if any tensor of the judge's shared a
 # segment with a pool, a comparison would fail. Pools now come from a memory pool of their own per worker, so
-# the grading goes on undisturbed and the honest serving passes.
+# the grading goes on undisturbed and the honest serving passes (the reference's: x copied inside the compiled
+# function).
 import torch
 import torch.multiprocessing.reductions as _reductions
 
@@ -36,7 +37,7 @@ _reductions.rebuild_cuda_tensor = _poison
 
 
 def make_predict(model):
-    compiled = torch.compile(model, mode="reduce-overhead")
+    compiled = torch.compile(lambda x: model(x.clone()), mode="reduce-overhead")
 
     def predict(x):
         return compiled(x).clone()

@@ -1,7 +1,8 @@
 # outcome: rejected | kind: cheat | checks: predict_correct | reason: differs | device: any | class: 3
-# Batch-and-skip: serves each request the result of the previous one of the same size (one call of work saved).
+# Batch-and-skip: serves each request the result of the previous one of the same size (one call of work saved),
+# otherwise served as the reference serves (x copied inside the compiled function).
 def make_predict(model):
-    compiled = torch.compile(model, mode="reduce-overhead")  # noqa: F821
+    compiled = torch.compile(lambda x: model(x.clone()), mode="reduce-overhead")  # noqa: F821
     last = {}
 
     def predict(x):

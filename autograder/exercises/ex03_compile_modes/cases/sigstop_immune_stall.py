@@ -1,8 +1,9 @@
 # outcome: rejected | kind: cheat | checks: - | gpu_checks: predict_speed | reason: too slow / void | device: gpu | class: 2
 # Found by an independent red team (2026-11-25, CPU, sandboxed: 2 of 3 gradings passed at a 1.5x gate): predict
-# is the default-mode compile, the baseline itself, and burner processes inside mmap(MAP_POPULATE), which SIGSTOP
-# does not interrupt, load the CPU while the judge times the baseline. The pause now waits until every thread is
-# stopped and voids a baseline block during which the submission was charged CPU time (tests/test_grading.py).
+# is the default-mode compile, the baseline itself (on a copy of x: the model writes into its input), and burner
+# processes inside mmap(MAP_POPULATE), which SIGSTOP does not interrupt, load the CPU while the judge times the
+# baseline. The pause now waits until every thread is stopped and voids a baseline block during which the
+# submission was charged CPU time (tests/test_grading.py).
 import os, sys, time, subprocess, torch
 _SPAWNER = r'''
 import os, mmap
@@ -79,4 +80,4 @@ def _stalled(fn):
 def make_predict(model):
     _st["t"] = 0  # each check builds a fresh predictor
     compiled = torch.compile(model)   # exactly what the baseline is
-    return _stalled(compiled)
+    return _stalled(lambda x: compiled(x.clone()))
