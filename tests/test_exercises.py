@@ -239,6 +239,58 @@ def test_the_compile_budget_is_the_instructors_when_set_and_a_bad_value_says_wha
         spec.compile_budget_s()
 
 
+def test_exercise_03s_model_makes_cudagraph_trees_skip_the_lessons_recipe_but_not_the_reference(monkeypatch):
+    """Exercise 03's premise, shown on a CPU (no CUDA graphs here): the graph Inductor compiles for the model writes
+    into its input x (the model standardises x in place), and CUDAGraph Trees' own test, check_for_mutation (what
+    CUDAGraphTreeManager._update_non_cudagraph_managed_mutation asks before it records a graph, torch 2.11 and
+    2.13), refuses it: "skipping cudagraphs due to mutated inputs". A copy of x made before the compiled call is
+    that same plain input, so it is refused too. The reference solution's graph writes into no input. Lesson 3's
+    recipe also changes the caller's x; the reference does not. What the GPU makes of a skip is gpu-check's."""
+    import inspect
+
+    from torch._inductor import config, output_code
+    from torch._inductor.cudagraph_utils import WrappedFunction, check_for_mutation, get_placeholder_info
+
+    from autograder.core.submission import LOAD_ERRORS, load_namespace, notebook_code
+    from autograder.exercises.ex03_compile_modes.workload import CONFIGS, build_model
+
+    graphs = []
+    init = output_code.CompiledFxGraph.__init__
+
+    def recording_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        bound = inspect.signature(init).bind(self, *args, **kwargs).arguments
+        graphs.append(WrappedFunction(model=None, static_input_idxs=tuple(bound["static_input_idxs"] or ()), id=None,
+                                      constants=(), placeholders=get_placeholder_info(bound["gm"].graph),
+                                      mutated_input_idxs=tuple(self.mutated_input_idxs)))
+
+    def skip_reason(predict) -> tuple[str | None, bool]:
+        """Whether CUDAGraph Trees would refuse the one graph compiled for predict, and whether x changed."""
+        torch._dynamo.reset()
+        graphs.clear()
+        x = torch.randn(batch, width)
+        before = x.clone()
+        with torch.no_grad():
+            predict(x)
+        assert len(graphs) == 1
+        # a plain input: no tensor of an earlier CUDA graph (is_cuda_graph_recorded_tensor is False for it)
+        return check_for_mutation(graphs[0], [None] * len(graphs[0].placeholders), lambda t: False), \
+            not torch.equal(x, before)
+
+    monkeypatch.setattr(output_code.CompiledFxGraph, "__init__", recording_init)
+    monkeypatch.setenv("AUTOGRADER_WORKER", "1")
+    width, _, batch = CONFIGS["smoke"]
+    with config.patch(fx_graph_cache=False):  # a cached graph is loaded, not built: nothing to record
+        recipe = torch.compile(build_model("smoke", 3, "cpu"), mode="reduce-overhead")
+        reason, changed = skip_reason(lambda x: recipe(x).clone())
+        assert reason and reason.startswith("skipping cudagraphs due to mutated inputs (1 instances)"), reason
+        assert "x.sub_(self.mean).div_(self.std)" in reason and changed  # it names the line; the caller's x changed
+        namespace = load_namespace(*notebook_code(REPO / "solutions" / "03_compile_modes" / "03_compile_modes.ipynb"))
+        assert namespace[LOAD_ERRORS] == []
+        reason, changed = skip_reason(namespace["make_predict"](build_model("smoke", 3, "cpu")))
+        assert reason is None and not changed
+
+
 def test_exercise_04_measures_the_breaks_against_the_graders_own_compile_of_the_original():
     """The unchanged BrokenBlock, compiled with its breaks, reached 1.59x over eager on an H100: past the 1.5x
     gate. no_graph_breaks times the fix against the judge's own torch.compile of the original stack (a fact of the
