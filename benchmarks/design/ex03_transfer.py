@@ -1,0 +1,103 @@
+"""Exercise 03 after issue 39 item 2, the design's premise measured in one process before the grader runs it
+20 times (`make gpu-check`): for each way of serving ``workload.build_model`` (whose standardisation writes into
+its input), whether the caller's x changes, how many CUDA-graph skips Inductor counted, and the speedup over the
+default-mode compile (the grader's baseline) with the course protocol (autograder.core.timing.compare).
+
+Expected on a CUDA GPU: the lesson's recipe changes x and skips (about 1x); x copied before the compiled call
+keeps x but still skips (about 1x); the reference (a copy inside the compiled function), the out-of-place rewrite
+and a static buffer of its own skip nothing and clear 1.5x by a wide margin. Not run on a GPU yet. (On a CPU,
+smoke size, 2026-11-27, torch 2.13: x changed under the default mode and the recipe only; every reduce-overhead
+way counted one skip, as every graph does there: no CUDA graphs on a CPU; the speedups say nothing.)
+
+Usage: python benchmarks/design/ex03_transfer.py [--device cuda|cpu] [--size full|smoke]  (one JSON line each)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import torch
+from torch._dynamo.utils import counters
+
+from autograder.core.timing import compare
+from autograder.exercises.ex03_compile_modes.workload import CONFIGS, build_model
+
+
+def default_mode(model):
+    return torch.compile(model)
+
+
+def lesson_recipe(model):
+    compiled = torch.compile(model, mode="reduce-overhead")
+    return lambda x: compiled(x).clone()
+
+
+def clone_outside(model):
+    compiled = torch.compile(model, mode="reduce-overhead")
+    return lambda x: compiled(x.clone()).clone()
+
+
+def clone_inside(model):  # the reference solution's way
+    compiled = torch.compile(lambda x: model(x.clone()), mode="reduce-overhead")
+    return lambda x: compiled(x).clone()
+
+
+def out_of_place(model):
+    standardize, rest = model[0], model[1:]
+    compiled = torch.compile(lambda x: rest((x - standardize.mean) / standardize.std), mode="reduce-overhead")
+    return lambda x: compiled(x).clone()
+
+
+def static_buffer(model):
+    compiled = torch.compile(model, mode="reduce-overhead")
+    buffers = {}
+
+    def predict(x):
+        buffer = buffers.get(x.shape)
+        if buffer is None:
+            buffer = buffers[x.shape] = torch.empty_like(x)
+            torch._dynamo.mark_static_address(buffer, guard=True)
+        buffer.copy_(x)
+        return compiled(buffer).clone()
+    return predict
+
+
+WAYS = [default_mode, lesson_recipe, clone_outside, clone_inside, out_of_place, static_buffer]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--size", default="full", choices=sorted(CONFIGS))
+    args = parser.parse_args()
+    width, _, batch = CONFIGS[args.size]
+    print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name() if args.device == "cuda"
+                      else "cpu", "size": args.size}))
+    gen = torch.Generator(device=args.device).manual_seed(0)
+    with torch.no_grad():
+        for way in WAYS:
+            # fresh inputs for each way: standardised again and again, an input converges to a fixed point
+            inputs = [(torch.randn(batch, width, device=args.device, generator=gen),) for _ in range(8)]
+            torch._dynamo.reset()
+            counters.clear()
+            reference, base = build_model(args.size, 1, args.device), default_mode(build_model(args.size, 1,
+                                                                                                 args.device))
+            serve = way(build_model(args.size, 1, args.device))
+            x = inputs[0][0].clone()
+            out = serve(x)
+            changed = not torch.equal(x, inputs[0][0])
+            err = (out - reference(inputs[0][0].clone())).abs().max().item()
+            # the ways that write into x standardise the shared inputs again and again: bounded (std > 1), and a
+            # call's time does not depend on its values
+            c = compare(base, serve, inputs, device=args.device, gate=1.5)
+            print(json.dumps({"way": way.__name__, "changes_x": changed, "max_abs_err": err,
+                              "cudagraph_skips": counters["inductor"]["cudagraph_skips"],
+                              "speedup_over_default": round(c.speedup, 3),
+                              "rounds": [round(s, 2) for s in c.round_speedups],
+                              "default_us": round(c.baseline.median_s * 1e6, 1),
+                              "way_us": round(c.candidate.median_s * 1e6, 1)}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
