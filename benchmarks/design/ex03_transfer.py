@@ -5,7 +5,11 @@ default-mode compile (the grader's baseline) with the course protocol (autograde
 
 Expected on a CUDA GPU: the lesson's recipe changes x and skips (about 1x); x copied before the compiled call
 keeps x but still skips (about 1x); the reference (a copy inside the compiled function), the out-of-place rewrite
-and a static buffer of its own skip nothing and clear 1.5x by a wide margin. Not run on a GPU yet. (On a CPU,
+and a static buffer of its own skip nothing and clear 1.5x by a wide margin. On an H200 (2026-11-27, torch 2.11,
+ex03-transfer-h200-2026-11-27.jsonl beside this file): the recipe changed x and skipped once (0.93x), x copied
+outside skipped once (0.93x), the reference's way 3.42x, out of place 3.59x, a static buffer 3.70x, a hand capture of
+the default mode's kernels 3.78x; max-autotune's kernels captured by hand 1.85x and mode="max-autotune" 1.75x (the
+autotuned GEMMs about twice as slow in a graph at batch 16). (On a CPU,
 smoke size, 2026-11-27, torch 2.13: x changed under the default mode and the recipe only; every reduce-overhead
 way counted one skip, as every graph does there: no CUDA graphs on a CPU; the speedups say nothing.)
 

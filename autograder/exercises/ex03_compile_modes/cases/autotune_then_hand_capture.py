@@ -2,13 +2,13 @@
 # Legitimate (issue 38's list of honest alternatives): mode="max-autotune-no-cudagraphs" for the kernels, then the
 # compiled forward captured by hand into a CUDA graph with a memory pool of its own, warmed up on a side stream;
 # each call copies its input in, replays, and returns a copy of the static output.
-# On the GPU (one grading, an H200, 2026-11-27, torch 2.11): rejected on predict_speed at 1.43x (rounds 1.43x..
-# 1.46x) against the 1.5x gate, its correctness and compile budget passed (it passed once on an H100, 2026-11-27
-# morning). The promise above is not kept there yet:
-# whether max-autotune's kernels are slower than the default mode's inside a graph at batch 16, or the grader's
-# timing costs it more than reduce-overhead, is not settled (docs/THREAT_MODEL.md, open).
-# Since then the model standardises its input in place: the captured graph writes into static_in, which each
-# call overwrites with x first, so the caller's x is only read; not graded on a GPU with this model yet.
+# Its margin is thin, and the kernels are why: in one process on an H200 (2026-11-27, torch 2.11;
+# benchmarks/design/ex03-transfer-h200-2026-11-27.jsonl) a hand capture of the default mode's kernels served a call
+# in 149 us (3.78x over the default mode), of max-autotune-no-cudagraphs' kernels in 303 us (1.85x; rounds
+# 1.73x..3.05x), and mode="max-autotune" 304 us (1.75x): the autotuned Triton GEMMs are about twice as slow as
+# the default mode's inside a graph at batch 16. Graded on H200s: 1.43x (rejected, the old model, morning),
+# 2.44x (passed, the old model, afternoon), 2.86x and one more pass (this model, where the captured graph writes
+# into static_in, which each call overwrites with x first, so the caller's x is only read). A pass, not by much.
 import torch
 
 

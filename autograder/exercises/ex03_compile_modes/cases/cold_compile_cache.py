@@ -3,7 +3,9 @@
 # nothing once a marker sits in Inductor's cache folder (as autotuning results do), so only the grading's first predictor pays,
 # and it used to be an untimed one. The speed check now makes the first predictor, and compile_budget charges it.
 # (A GPU case: unsandboxed, as in the CPU suite, the worker cache and its marker outlive a grading; graded on a
-# CPU by hand when it was fixed.) Served as the reference serves: x copied inside the compiled function.
+# CPU by hand when it was fixed. Graded twice in a row on an unsandboxed H200 host, 2026-11-27, it passed the second
+# time: the first grading's marker sat in the shared worker cache. make gpu-check now grades each case on a copy of
+# that cache, as the sandbox does.) Served as the reference serves: x copied inside the compiled function.
 import os
 import time
 
