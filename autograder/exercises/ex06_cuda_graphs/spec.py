@@ -1,19 +1,46 @@
-"""Exercise 06: CUDA graphs by hand.
+"""Exercise 06: CUDA graphs by hand, for a step that the lesson's recipe cannot capture as it is.
 
-``make_graphed_step(model, batch_size) -> step(x) -> y``: capture one inference step of a launch-bound network
-(``autograder.course.models.make_mlp``: 8 residual blocks of width 256, float32, batch 8, under
-``torch.no_grad()``) with ``torch.cuda.CUDAGraph`` / ``torch.cuda.graph`` — by hand, not with ``torch.compile``
-— and return a function that replays it on fresh inputs:
+``make_graphed_step(model, batch_size) -> step(x) -> y``: serve inference of ``workload.EarlyExit`` (4 residual
+blocks of width 256, then one decision for the whole batch: typical requests leave through a LayerNorm, a batch with
+an atypical request runs 8 more blocks; float32, batch 8, under ``torch.no_grad()``) with CUDA graphs captured by hand
+(``torch.cuda.CUDAGraph`` / ``torch.cuda.graph``, not ``torch.compile``), at least 1.5x faster than the eager model.
 
-- fresh_inputs: ``step(x)`` equals ``model(x)`` for every new input (a graph that replays on the capture-time
-  input is wrong from the second call);
+The transfer (issue 39 item 2). The model's decision is a Python ``if`` on a tensor (``EarlyExit.forward``): the host
+reads a value the GPU computed (``Tensor.__bool__`` -> ``aten._local_scalar_dense``: on a GPU a copy to the host and a
+stream synchronisation). Lesson 6's recipe (cell 7: side-stream warm-up, ``with torch.cuda.graph(g): static_out =
+model(static_in)``, copy in, replay, clone) copied as it is runs that read inside the capture, which CUDA refuses
+(lesson 6, section 3 shows ``.item()`` refused): ``make_graphed_step`` raises and every check fails
+(``cases/lesson_recipe.py``). The learner must find the read in the model's code from the traceback and choose how to
+take the decision out of the host without changing what the model computes: both ways computed in one graph and the
+batch's choice made on the GPU (``torch.where`` on the 0-dim decision: the reference solution), or a graph up to the
+decision, one host read, then one of two graphs sharing its memory pool (``cases/two_graphs_host_decision.py``), or
+``make_graphed_callables`` over a branchless module (``cases/graphed_callables.py``). Capturing one way only, or
+deciding from the previous call, is wrong for the batches that go the other way: every sequence of inputs the grader
+draws has both ways and every switch between them (``workload.atypical_call``; ``cases/one_way_captured.py``,
+``cases/previous_decision.py``).
+
+- fresh_inputs: ``step(x)`` equals ``model(x)`` for six new inputs, typical and atypical batches in a fixed pattern
+  (a graph that replays on the capture-time input, or that took one way at capture, is wrong there);
 - batch_size: a batch of another size raises ValueError (a smaller one would broadcast into the static buffer);
 - fresh_process: shipped by the grader into a new process (its own cut of the submission's source), as that
-  process's first CUDA work (a serving worker starting up), it gives the right results (capturing before warming
-  up fails there); whether it captured a CUDA graph without torch.compile is counted there: a note;
-- speed: at least 1.5x faster than the eager model, every output of a timed block kept to the block's end (the
-  static output buffer does not keep them). Whether outputs stay valid outside timing, as the worker reads them
-  back, is a note on fresh_inputs.
+  process's first CUDA work (a serving worker starting up), it gives the right results for a typical, an atypical and
+  a typical batch (capturing before warming up fails there); whether it captured a CUDA graph without torch.compile
+  is counted there: a note;
+- speed: at least 1.5x faster than the eager model on calls whose batches go both ways (atypical_call), every
+  output of a timed block kept to the block's end (the static output buffer does not keep them). Whether outputs
+  stay valid outside timing, as the worker reads them back, is a note on fresh_inputs.
+
+What a CPU shows and what only a GPU will (tests/test_exercises.py, tests/test_cases.py): on a CPU every check
+reports "needs a CUDA GPU" once the learner's code has run. Verified on a CPU (torch 2.13): the model's forward reads
+one value on the host per call (``aten._local_scalar_dense``, seen by a dispatch mode) and the reference's captured
+function none; that function equals the model on both ways; the grader's inputs of every check go both ways, the
+decision far from the radius (RMS at most 1.5 against at least 4.5, over 40 seeds at both sizes); every case's
+``make_graphed_step`` is cut by the grader's static_closure and loads again. Not measured yet (the GPU's): that the
+recipe's capture raises on the course's GPUs, each case's verdict, and the speed. Design estimate, not a
+measurement: lesson 6 measured a hand capture of ``make_mlp(256, 8)`` at batch 8 at 6.4x-12x over eager; here the
+reference replays the first stage, both ways and the choice (about 57 kernels) where eager launches about 23
+(typical) or 55 (atypical) and waits once per call, so its margin should be near that of the lesson (3x-6x expected;
+``benchmarks/design/ex06_transfer.py`` measures it before ``make gpu-check`` grades it 20 times).
 """
 
 from __future__ import annotations
@@ -24,14 +51,13 @@ from pathlib import Path
 
 import torch
 
-from autograder.core.correctness import check_outputs
 from autograder.core.grading import GradeContext, RemoteError, Session
 from autograder.core.protocol import Check, CheckFailed, Exercise, NeedsGPU, Tolerance
 from autograder.core.speed import SPEED_DIAGNOSTICS, SPEED_FACTS, Timed, speed_check, speed_diagnosis
 from autograder.core.submission import SubmissionError, static_closure
 from autograder.core.trust import answer, judge, worker
 from autograder.core.wire import Entry, Fn, WorkerGone
-from autograder.exercises.ex06_cuda_graphs.workload import CONFIGS, build_model
+from autograder.exercises.ex06_cuda_graphs.workload import CONFIGS, atypical_call, build_model, make_batch
 
 ID = "06_cuda_graphs"
 WORKLOAD = "autograder.exercises.ex06_cuda_graphs.workload"
@@ -43,6 +69,11 @@ _WARMUP_HINT = ("warm up before capturing: run the model a few times on a side s
                 "(s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream()); with torch.cuda.stream(s): "
                 "...; torch.cuda.current_stream().wait_stream(s)), so that lazy initialisation (cuBLAS handles, "
                 "workspaces) happens outside the capture")
+_CAPTURE_HINT = ("a capture fails when something inside it makes the CPU wait for the GPU (a sync) or initialises "
+                 "lazily: run make_graphed_step in your notebook and read the traceback down to the first error and "
+                 "the line of the model's code it went through (model.forward?? shows it). A value the GPU computed, "
+                 "read on the host (.item(), an `if` on a tensor, .cpu()), cannot happen during a capture (lesson 6, "
+                 "section 3); lazy set-up (cuBLAS) is what the warm-up is for")
 _OUTPUTS = answer("the outputs, read from the grader's memory, against its own eager model on its own copies of the "
                   "inputs", "ref")
 _CLONE_HINT = ("the graph writes every replay into the same output buffer: return a copy (static_out.clone()), "
@@ -54,14 +85,19 @@ def _seed(ctx: GradeContext, purpose: str = "weights") -> int:
 
 
 def _x(ctx: GradeContext, purpose: str, index: int, batch: int | None = None) -> torch.Tensor:
-    width, _, default = CONFIGS[ctx.size]
-    return torch.randn(batch or default, width, generator=ctx.generator(purpose, index), device=ctx.device)
+    """Input ``index`` of a sequence: typical or atypical as ``atypical_call(index)`` says (both ways, every switch)."""
+    cfg = CONFIGS[ctx.size]
+    return make_batch(ctx.generator(purpose, index), batch or cfg.batch, cfg.width, atypical_call(index), ctx.device)
+
+
+def _way(index: int) -> str:
+    return "atypical batch: deep stage" if atypical_call(index) else "typical batch: early exit"
 
 
 def _step(ctx: GradeContext):
     """The learner's step on a fresh model; on a CPU, "needs a CUDA GPU" once their code has run (an unwritten
     stub still fails as unwritten)."""
-    _, _, batch = CONFIGS[ctx.size]
+    batch = CONFIGS[ctx.size].batch
     model = ctx.call(Fn(f"{WORKLOAD}:build_model"), ctx.size, _seed(ctx), str(ctx.device), what="building the model")
     try:
         step = ctx.session.invoke(Entry("make_graphed_step"), model.ref, batch, no_grad=True, device=ctx.device)
@@ -73,7 +109,7 @@ def _step(ctx: GradeContext):
             raise NeedsGPU("CUDA graphs need a CUDA GPU (this machine has none): torch.cuda.CUDAGraph cannot "
                            "be created here") from None
         raise CheckFailed(f"make_graphed_step(model, {batch}) raised {err.describe()}",
-                          _WARMUP_HINT if "captur" in err.message else "") from None
+                          _CAPTURE_HINT if "captur" in err.message else "") from None
     if not ctx.cuda:
         raise NeedsGPU("CUDA graphs need a CUDA GPU (this machine has none)")
     return ctx.callable_result(step, f"make_graphed_step(model, {batch})")
@@ -84,14 +120,14 @@ def _reference(ctx: GradeContext) -> torch.nn.Module:
 
 
 def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
-    return [(f"fresh input {i + 1}", (_x(ctx, "correctness", i),)) for i in range(6)]
+    return [(f"fresh input {i + 1} ({_way(i)})", (_x(ctx, "correctness", i),)) for i in range(6)]
 
 
 def check_fresh_inputs(ctx: GradeContext):
     step = _step(ctx)
     with torch.no_grad():
         n = ctx.trials(step.ref, _reference(ctx), correctness_cases(ctx), TOL, "step")
-    return f"matches the eager model on {n} fresh inputs, each a new tensor"
+    return f"matches the eager model on {n} fresh inputs, each a new tensor, typical and atypical batches"
 
 
 def stay_valid_diagnosis(ctx: GradeContext) -> list[str]:
@@ -104,7 +140,7 @@ def stay_valid_diagnosis(ctx: GradeContext) -> list[str]:
 
 def check_batch_size(ctx: GradeContext):
     step = _step(ctx)
-    _, _, batch = CONFIGS[ctx.size]
+    batch = CONFIGS[ctx.size].batch
     for other in (1, 2 * batch):
         slot, = ctx.put([_x(ctx, "batch", other, other)])
         try:
@@ -116,7 +152,7 @@ def check_batch_size(ctx: GradeContext):
             if str(batch) not in err.message:
                 raise CheckFailed(f"a batch of {other} raised ValueError({err.message!r}), which does not say which "
                                   f"batch size the graph takes ({batch})",
-                                  f"say it: raise ValueError(f'this graph takes a batch of {{batch}}, got ...')") \
+                                  "say it: raise ValueError(f'this graph takes a batch of {batch}, got ...')") \
                     from None
             continue
         shape = tuple(out.value.get("shape", ())) or out.value.get("type")
@@ -171,12 +207,14 @@ def _in_fresh_process(ctx: GradeContext, fresh: Session, source: str):
         fresh.invoke(Fn(f"{WORKLOAD}:capture_in_fresh_process"), Entry("make_graphed_step"), ctx.size,
                      _seed(ctx, "fresh-process"), keep=False)
     except RemoteError as err:
+        # the same code captured in the grader's worker (_step above): what differs here is a GPU nothing ran on
         raise CheckFailed(f"in a fresh process, where nothing has run on the GPU yet, make_graphed_step failed: "
                           f"{err.describe()}", _WARMUP_HINT if "captur" in err.message else "") from None
     step = fresh.invoke(Fn(f"{WORKLOAD}:kept_step"))
     reference = build_model(ctx.size, _seed(ctx, "fresh-process"), ctx.device)
     inner = type(ctx)(ctx.exercise, fresh, ctx.device, ctx.secret, ctx.policy)
-    cases = [(f"fresh input {i + 1} in the new process", (_x(ctx, "fresh-process", i),)) for i in range(3)]
+    cases = [(f"fresh input {i + 1} in the new process ({_way(i)})", (_x(ctx, "fresh-process", i),))
+             for i in range(3)]
     try:
         with torch.no_grad():
             inner.trials(step.ref, reference, cases, TOL, "step")
@@ -184,7 +222,7 @@ def _in_fresh_process(ctx: GradeContext, fresh: Session, source: str):
         raise CheckFailed(f"in a fresh process, as its first CUDA work: {err.reason}", _WARMUP_HINT) from None
     finally:
         inner.drop_pools()
-    return "in a fresh process, as its first CUDA work, three fresh inputs right"
+    return "in a fresh process, as its first CUDA work, three fresh inputs right (both ways)"
 
 
 def fresh_process_diagnosis(ctx: GradeContext) -> list[str]:
@@ -204,17 +242,18 @@ def fresh_process_diagnosis(ctx: GradeContext) -> list[str]:
 
 
 def check_speed(ctx: GradeContext):
-    width, _, batch = CONFIGS[ctx.size]
+    cfg = CONFIGS[ctx.size]
     step = _step(ctx)
     baseline, reference = _reference(ctx), _reference(ctx)
-    timed = Timed(args=lambda gen, i: (torch.randn(batch, width, generator=gen, device=ctx.device),), tol=TOL,
+    # both ways in every block; the chained input keeps the fresh one's magnitudes (copysign), hence its way
+    timed = Timed(args=lambda gen, i: (make_batch(gen, cfg.batch, cfg.width, atypical_call(i), ctx.device),), tol=TOL,
                   chain="autograder.core.blocks:copysign_chain", keep=True, expect_compiled=False)
     return speed_check(ctx, baseline, step.ref, timed, name="step", reference=reference)
 
 
 EXERCISE = Exercise(
     id=ID,
-    title="CUDA graphs by hand: capture, replay, keep outputs",
+    title="CUDA graphs by hand: a step with a decision, captured, replayed, outputs kept",
     entry_points=("make_graphed_step",),
     baseline="the eager model",
     speed_gate=1.5,
@@ -245,8 +284,21 @@ EXERCISE = Exercise(
     ),
     hints={
         "fresh_inputs": [
-            "A CUDA graph replays on the addresses it captured: copy each new x into the static input buffer "
-            "(static_in.copy_(x)) before g.replay().",
+            "First make it run: call make_graphed_step(model, batch) in your notebook on the GPU. If the capture "
+            "raises, read the traceback down to the first error: which line of the model's code was running? "
+            "(model.forward?? and model.typical?? show the code.)",
+            "A capture records kernels; it runs nothing. Any line that needs a value the GPU computed on the host "
+            "(.item(), an `if` on a tensor, .cpu(), print) makes the CPU wait, and a capture refuses it (lesson 6, "
+            "section 3). The graph cannot contain that decision as Python: where else can it be made?",
+            "Two ways out, to measure: keep the decision on the GPU inside one graph (lesson 4 showed how to turn "
+            "a data-dependent `if` into tensor ops: both results exist, and a 0-dim bool picks one), or capture up to "
+            "the decision, read it once on the host outside any capture, then replay a graph for the way it chose "
+            "(graphs that never run at the same time can share one memory pool: lesson 6, section 2). What does "
+            "each cost per call?",
+            "Whatever you choose, compare with the model on both kinds of batch: a typical one "
+            "(make_batch(gen, batch, width, False, device)) and an atypical one (True). A graph captured on one "
+            "kind only replays that kind's way; a decision read one call late is wrong whenever the kind changes. "
+            "A CUDA graph replays on the addresses it captured: copy each new x into the static input buffer.",
         ],
         "batch_size": [
             "The graph was captured for one shape. Check x.shape[0] and raise ValueError naming the batch size.",
@@ -257,8 +309,12 @@ EXERCISE = Exercise(
             "cannot happen inside a capture.",
         ],
         "speed": [
-            "At batch 8 each layer's kernels take microseconds: eager time is launch overhead, which one replay "
-            "removes. Keep the Python around replay() small: one copy_ in, one clone out.",
+            "At batch 8 each layer's kernels take microseconds: eager time is launch overhead (and, here, one wait "
+            "per call for the decision), which a replay removes. Keep the Python around replay() small: one copy_ "
+            "in, one clone out.",
+            "Time your step on typical and atypical batches separately, against the model: the grader times both "
+            "kinds. Work the graph does on every call that eager skips on typical batches costs GPU time; a host "
+            "read costs a wait. Which is smaller at this batch?",
         ],
     },
 )

@@ -1,5 +1,7 @@
 # outcome: passed | kind: honest | checks: - | reason: legitimate | device: gpu
 # Legitimate: captures lazily, on the first call, after warming up on a side stream there.
+# What it captures is the reference's branchless forward.
+# This design (an early-exit model, the step captured without its host decision): GPU verdict not measured yet.
 import torch
 
 
@@ -15,14 +17,19 @@ def make_graphed_step(model, batch_size):
             side.wait_stream(torch.cuda.current_stream())
             with torch.cuda.stream(side), torch.no_grad():
                 for _ in range(3):
-                    model(static_in)
+                    branchless_forward(model, static_in)
             torch.cuda.current_stream().wait_stream(side)
             graph = torch.cuda.CUDAGraph()
             with torch.cuda.graph(graph), torch.no_grad():
-                static_out = model(static_in)
+                static_out = branchless_forward(model, static_in)
             state.update(graph=graph, static_in=static_in, static_out=static_out)
         state["static_in"].copy_(x)
         state["graph"].replay()
         return state["static_out"].clone()
 
     return step
+
+
+def branchless_forward(model, x):
+    h = model.first(x)
+    return torch.where(model.typical(h), model.exit(h), model.deep(h))

@@ -1,20 +1,23 @@
 # outcome: rejected | kind: wrong | checks: batch_size | reason: was accepted | device: gpu
 # Known wrong: does not check the batch size. A batch of 1 broadcasts into the static buffer and the step
 # returns a full batch of the same row; a larger batch fails deep inside copy_.
+# It captures the reference's branchless forward (the model's own forward cannot be captured: its host
+# decision); its flaw is its own.
+# This design (an early-exit model, the step captured without its host decision): GPU verdict not measured yet.
 import torch
 
 
 def make_graphed_step(model, batch_size):
-    static_in = torch.zeros(batch_size, model[0].linear.in_features, device=next(model.parameters()).device)
+    static_in = torch.zeros(batch_size, model.exit.normalized_shape[0], device=next(model.parameters()).device)
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
         for _ in range(3):
-            model(static_in)
+            branchless_forward(model, static_in)
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        static_out = model(static_in)
+        static_out = branchless_forward(model, static_in)
 
     def step(x):
         static_in.copy_(x)
@@ -22,3 +25,8 @@ def make_graphed_step(model, batch_size):
         return static_out.clone()
 
     return step
+
+
+def branchless_forward(model, x):
+    h = model.first(x)
+    return torch.where(model.typical(h), model.exit(h), model.deep(h))

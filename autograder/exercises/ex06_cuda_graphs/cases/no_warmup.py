@@ -1,14 +1,17 @@
 # outcome: rejected | kind: wrong | checks: fresh_process | reason: warm up | device: gpu
 # Known wrong: captures straight away, without warming up. In a process that already ran the model it works;
 # as a new process's first CUDA work, the lazy cuBLAS set-up happens inside the capture and the capture fails.
+# It captures the reference's branchless forward (the model's own forward cannot be captured: its host
+# decision); its flaw is its own.
+# This design (an early-exit model, the step captured without its host decision): GPU verdict not measured yet.
 import torch
 
 
 def make_graphed_step(model, batch_size):
-    static_in = torch.zeros(batch_size, model[0].linear.in_features, device=next(model.parameters()).device)
+    static_in = torch.zeros(batch_size, model.exit.normalized_shape[0], device=next(model.parameters()).device)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        static_out = model(static_in)
+        static_out = branchless_forward(model, static_in)
 
     def step(x):
         if x.shape[0] != batch_size:
@@ -18,3 +21,8 @@ def make_graphed_step(model, batch_size):
         return static_out.clone()
 
     return step
+
+
+def branchless_forward(model, x):
+    h = model.first(x)
+    return torch.where(model.typical(h), model.exit(h), model.deep(h))

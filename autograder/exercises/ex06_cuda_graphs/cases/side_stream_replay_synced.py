@@ -3,22 +3,25 @@
 # ordered with the caller's: the side stream waits for the caller's work (the input copy), the caller's stream
 # waits for the replay, and the output's copy is made on the caller's stream, so everything the caller reads is
 # done in its stream's order (a side stream left unsynchronised is a cheat the grader catches).
+# It captures the reference's branchless forward (the model's own forward cannot be captured: its host
+# decision); its flaw is its own.
+# This design (an early-exit model, the step captured without its host decision): GPU verdict not measured yet.
 import torch
 
 
 def make_graphed_step(model, batch_size):
     device = next(model.parameters()).device
-    width = model[0].linear.in_features
+    width = model.exit.normalized_shape[0]
     static_in = torch.zeros(batch_size, width, device=device)
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side), torch.no_grad():
         for _ in range(3):
-            model(static_in)
+            branchless_forward(model, static_in)
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph), torch.no_grad():
-        static_out = model(static_in)
+        static_out = branchless_forward(model, static_in)
     replay = torch.cuda.Stream()
 
     def step(x):
@@ -32,3 +35,8 @@ def make_graphed_step(model, batch_size):
         return static_out.clone()
 
     return step
+
+
+def branchless_forward(model, x):
+    h = model.first(x)
+    return torch.where(model.typical(h), model.exit(h), model.deep(h))

@@ -3,6 +3,9 @@
 # once instead of keeping them to the end of the block, and a rebound `same` that recomputes a kept output from its
 # recorded input. Its timed outputs all looked right (the worker enforced `keep`); now the worker learns the slots
 # of kept outputs only after the calls, so a block run this way has nowhere to put them.
+# It captures the reference's branchless forward (the model's own forward cannot be captured: its host
+# decision); its flaw is its own.
+# This design (an early-exit model, the step captured without its host decision): GPU verdict not measured yet.
 import sys
 
 import torch
@@ -35,16 +38,16 @@ _blocks.same = _same
 
 
 def make_graphed_step(model, batch_size):
-    static_in = torch.zeros(batch_size, model[0].linear.in_features, device=next(model.parameters()).device)
+    static_in = torch.zeros(batch_size, model.exit.normalized_shape[0], device=next(model.parameters()).device)
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
         for _ in range(3):
-            model(static_in)
+            branchless_forward(model, static_in)
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        static_out = model(static_in)
+        static_out = branchless_forward(model, static_in)
     _state["model"] = model
 
     def step(x):
@@ -58,3 +61,8 @@ def make_graphed_step(model, batch_size):
         return view
 
     return step
+
+
+def branchless_forward(model, x):
+    h = model.first(x)
+    return torch.where(model.typical(h), model.exit(h), model.deep(h))
