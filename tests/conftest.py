@@ -119,3 +119,24 @@ def fake_check(*args, **kwargs):
 
     kwargs.setdefault("decided_by", (answer("the test function's answer, checked by the test", "entry"),))
     return Check(*args, **kwargs)
+
+
+def host_reads(fn, *args) -> int:
+    """How many times ``fn(*args)`` reads a tensor's value on the host: aten._local_scalar_dense, the op behind
+    .item(), bool(tensor) and `if tensor:` (on a GPU a copy to the host and a stream synchronisation), seen by a
+    dispatch mode on a CPU. Data-dependent shapes (aten.nonzero, a boolean mask) are counted too."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    reads = []
+
+    class Reads(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func.overloadpacket in (torch.ops.aten._local_scalar_dense, torch.ops.aten.nonzero,
+                                       torch.ops.aten.masked_select):
+                reads.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with torch.no_grad(), Reads():
+        fn(*args)
+    return len(reads)

@@ -94,6 +94,40 @@ def test_an_honest_alternative_passes_and_a_wrong_structure_only_the_worker_sees
     assert ok, f"{case.name}: {why}\n" + "\n".join(report.lines())
 
 
+@pytest.mark.parametrize("case", cases.cases(exercise="06_cuda_graphs"), ids=_id)
+def test_a_06_case_is_cut_by_the_judge_for_the_fresh_process_and_what_it_captures_reads_nothing_on_the_host(case):
+    """Exercise 06's cases are graded on a GPU only (`make gpu-check`; CUDA graphs cannot exist on a CPU). What a
+    CPU verifies of each: the judge's own step before any GPU work, the fresh_process check's cut of
+    make_graphed_step (static_closure over the solution's cells and the case, as grading reads them), defines it
+    again with the helpers it names in a namespace of its own; and where the case captures a branchless forward of
+    the early-exit model (every case but the lesson's recipe, the eager one and the ones that capture pieces), that
+    function reads no value on the host (the lesson's recipe captures model(static_in), which reads one: see
+    tests/test_exercises.py) and equals the model on both kinds of batch. Each verdict is the GPU's to give."""
+    import torch
+    from conftest import host_reads
+
+    from autograder.core.submission import static_closure, submission_code
+    from autograder.exercises.ex06_cuda_graphs.workload import CONFIGS, build_model, make_batch
+
+    source = static_closure(submission_code(solution(case.exercise)) + [case.path.read_text()], "make_graphed_step")
+    shipped: dict = {}
+    exec(source, shipped)  # noqa: S102 - the judge's cut must define the entry point again on its own
+    assert callable(shipped["make_graphed_step"]), source
+    captured = shipped.get("branchless_forward") or (shipped.get("Branchless") and
+                                                     (lambda model, x: shipped["Branchless"](model)(x)))
+    if case.name in ("lesson_recipe", "eager", "one_way_captured", "previous_decision", "two_graphs_host_decision"):
+        assert "branchless_forward" not in case.path.read_text()
+        return
+    assert captured, f"{case.name} captures no branchless forward"
+    cfg = CONFIGS["smoke"]
+    model, gen = build_model("smoke", 11, "cpu"), torch.Generator().manual_seed(2)
+    for atypical in (False, True):
+        x = make_batch(gen, cfg.batch, cfg.width, atypical, "cpu")
+        assert host_reads(captured, model, x) == 0
+        with torch.no_grad():
+            assert torch.equal(captured(model, x), model(x))
+
+
 def test_the_secret_never_reaches_the_submissions_process():
     case = next(c for c in CPU_CASES if c.outcome == "secret-hidden")
     found = Path(tempfile.gettempdir()) / cases.SECRET_FILE_NAME

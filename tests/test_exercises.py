@@ -7,7 +7,7 @@ import sys
 import nbformat
 import pytest
 import torch
-from conftest import REPO
+from conftest import REPO, host_reads
 
 from autograder.core.grading import Policy, grade_file
 from autograder.exercises import EXERCISES, get_exercise
@@ -289,6 +289,67 @@ def test_exercise_03s_model_makes_cudagraph_trees_skip_the_lessons_recipe_but_no
         assert namespace[LOAD_ERRORS] == []
         reason, changed = skip_reason(namespace["make_predict"](build_model("smoke", 3, "cpu")))
         assert reason is None and not changed
+
+
+def test_exercise_06s_model_reads_its_decision_on_the_host_and_the_references_captured_function_does_not():
+    """Exercise 06's premise, on a CPU (issue 39 item 2): the early-exit model's forward reads one value on the host
+    per call (its `if self.typical(h):`), which a CUDA-graph capture refuses (a sync; lesson 6, section 3), so
+    lesson 6's recipe, which captures model(static_in), cannot capture it. The function the reference solution
+    captures (branchless_forward) reads nothing on the host and equals the model on both kinds of batch, bit for bit
+    here. Not shown on a CPU: the capture error itself, and the speed (GPU facts:
+    benchmarks/design/ex06_transfer.py)."""
+    from autograder.core.submission import LOAD_ERRORS, load_namespace, notebook_code, static_closure
+    from autograder.exercises.ex06_cuda_graphs.workload import CONFIGS, build_model, make_batch
+
+    # the judge's cut of the solution (what the fresh process gets), not the notebook's demo and result-card cells
+    cells = notebook_code(REPO / "solutions" / "06_cuda_graphs" / "06_cuda_graphs.ipynb")
+    namespace = load_namespace(static_closure(cells, "branchless_forward"))
+    assert namespace[LOAD_ERRORS] == []
+    branchless = namespace["branchless_forward"]
+    for size, cfg in CONFIGS.items():
+        model = build_model(size, 7, "cpu")
+        gen = torch.Generator().manual_seed(0)
+        for atypical in (False, True):
+            x = make_batch(gen, cfg.batch, cfg.width, atypical, "cpu")
+            assert host_reads(model, x) == 1
+            assert host_reads(branchless, model, x) == 0
+            with torch.no_grad():
+                want = model.deep(model.first(x)) if atypical else model.exit(model.first(x))
+                assert torch.equal(model(x), want)  # the batch went the way its kind says
+                assert torch.equal(branchless(model, x), want)
+
+
+def test_exercise_06s_inputs_go_both_ways_far_from_the_radius_in_every_check():
+    """Every sequence of inputs the grader draws for exercise 06 (correctness, the fresh process, the timed calls'
+    pattern) holds typical and atypical batches and both switches between them, so a step that captured one way,
+    or decides a call late, is wrong within its first calls; and the decision is far from the radius (RMS after
+    the first stage at most 1.5 on typical batches, at least 4.5 on atypical ones, over 40 weight seeds at both
+    sizes), so that rounding on another device cannot flip it. A timed input keeps its fresh magnitudes (copysign),
+    hence its way."""
+    from autograder.core.blocks import copysign_chain
+    from autograder.exercises.ex06_cuda_graphs.workload import CONFIGS, RADIUS, atypical_call, build_model, make_batch
+
+    pattern = [atypical_call(i) for i in range(6)]
+    assert set(pattern[:2]) == {False, True} and set(pattern[:3]) == {False, True}
+    switches = set(zip(pattern, pattern[1:] + pattern[:1], strict=True))
+    assert {(False, True), (True, False)} <= switches
+    worst_typical, least_atypical = 0.0, float("inf")
+    for size, cfg in CONFIGS.items():
+        for seed in range(40):
+            model = build_model(size, seed, "cpu")
+            gen = torch.Generator().manual_seed(1000 + seed)
+            previous = torch.randn(cfg.batch, cfg.width, generator=gen)
+            for i in range(6):
+                x = make_batch(gen, cfg.batch, cfg.width, atypical_call(i), "cpu")
+                for inp in (x, copysign_chain(x, previous)):
+                    with torch.no_grad():
+                        rms = float(model.first(inp).pow(2).mean(-1).amax().sqrt())
+                    if atypical_call(i):
+                        least_atypical = min(least_atypical, rms)
+                    else:
+                        worst_typical = max(worst_typical, rms)
+                previous = x
+    assert worst_typical < 1.6 < RADIUS < 4.4 < least_atypical, (worst_typical, least_atypical)
 
 
 def test_exercise_04_measures_the_breaks_against_the_graders_own_compile_of_the_original():
