@@ -115,7 +115,8 @@ def test_a_06_case_is_cut_by_the_judge_for_the_fresh_process_and_what_it_capture
     assert callable(shipped["make_graphed_step"]), source
     captured = shipped.get("branchless_forward") or (shipped.get("Branchless") and
                                                      (lambda model, x: shipped["Branchless"](model)(x)))
-    if case.name in ("lesson_recipe", "eager", "one_way_captured", "previous_decision", "two_graphs_host_decision"):
+    if case.name in ("lesson_recipe", "eager", "one_way_captured", "previous_decision", "two_graphs_host_decision",
+                     "index_pattern"):
         assert "branchless_forward" not in case.path.read_text()
         return
     assert captured, f"{case.name} captures no branchless forward"

@@ -319,37 +319,84 @@ def test_exercise_06s_model_reads_its_decision_on_the_host_and_the_references_ca
                 assert torch.equal(branchless(model, x), want)
 
 
-def test_exercise_06s_inputs_go_both_ways_far_from_the_radius_in_every_check():
-    """Every sequence of inputs the grader draws for exercise 06 (correctness, the fresh process, the timed calls'
-    pattern) holds typical and atypical batches and both switches between them, so a step that captured one way,
-    or decides a call late, is wrong within its first calls; and the decision is far from the radius (RMS after
-    the first stage at most 1.5 on typical batches, at least 4.5 on atypical ones, over 40 weight seeds at both
-    sizes), so that rounding on another device cannot flip it. A timed input keeps its fresh magnitudes (copysign),
-    hence its way."""
-    from autograder.core.blocks import copysign_chain
-    from autograder.exercises.ex06_cuda_graphs.workload import CONFIGS, RADIUS, atypical_call, build_model, make_batch
+def _06_context(secret: str):
+    """A grading context of exercise 06 on a CPU under ``secret``: what its checks draw their inputs from."""
+    from autograder.core.grading import GradeContext
 
-    pattern = [atypical_call(i) for i in range(6)]
-    assert set(pattern[:2]) == {False, True} and set(pattern[:3]) == {False, True}
-    switches = set(zip(pattern, pattern[1:] + pattern[:1], strict=True))
-    assert {(False, True), (True, False)} <= switches
+    return GradeContext(EXERCISES["06_cuda_graphs"], None, torch.device("cpu"), secret)
+
+
+def _both_switches(pattern) -> bool:
+    return {(False, True), (True, False)} <= set(zip(pattern[:-1], pattern[1:], strict=True))
+
+
+def test_exercise_06s_inputs_go_both_ways_far_from_the_radius_in_every_check():
+    """Every sequence of inputs the grader draws for exercise 06 (correctness, the outputs kept, the fresh process,
+    the timed calls' pattern), under any secret, holds typical and atypical batches and both switches between them,
+    so a step that captured one way, or decides a call late, is wrong within the sequence; the batches go the way
+    their labels say; and the decision is far from the radius (RMS after the first stage at most 1.5 on typical
+    batches, at least 4.5 on atypical ones, over 40 weight seeds at both sizes), so that rounding on another device
+    cannot flip it. A timed input keeps its fresh magnitudes (copysign), hence its way."""
+    from autograder.core.blocks import copysign_chain
+    from autograder.exercises.ex06_cuda_graphs import spec
+    from autograder.exercises.ex06_cuda_graphs.workload import CONFIGS, RADIUS, build_model, make_batch
+
+    for seed in range(40):
+        ctx = _06_context(f"secret {seed}")
+        for purpose, calls in spec.SEQUENCES.items():
+            pattern = spec.pattern_for(ctx, purpose)
+            assert len(pattern) == calls and _both_switches(pattern), (purpose, pattern)
+    ctx = _06_context("secret 0")
+    model = build_model("smoke", spec._seed(ctx), "cpu")
+    for label, (x,) in spec.correctness_cases(ctx):  # the labels the grader reports are the ways the model takes
+        with torch.no_grad():
+            assert ("atypical" in label) == (not bool(model.typical(model.first(x)))), label
     worst_typical, least_atypical = 0.0, float("inf")
     for size, cfg in CONFIGS.items():
         for seed in range(40):
             model = build_model(size, seed, "cpu")
             gen = torch.Generator().manual_seed(1000 + seed)
             previous = torch.randn(cfg.batch, cfg.width, generator=gen)
-            for i in range(6):
-                x = make_batch(gen, cfg.batch, cfg.width, atypical_call(i), "cpu")
+            for atypical in spec.pattern_for(_06_context(f"secret {seed}"), "correctness"):
+                x = make_batch(gen, cfg.batch, cfg.width, atypical, "cpu")
                 for inp in (x, copysign_chain(x, previous)):
                     with torch.no_grad():
                         rms = float(model.first(inp).pow(2).mean(-1).amax().sqrt())
-                    if atypical_call(i):
+                    if atypical:
                         least_atypical = min(least_atypical, rms)
                     else:
                         worst_typical = max(worst_typical, rms)
                 previous = x
     assert worst_typical < 1.6 < RADIUS < 4.4 < least_atypical, (worst_typical, least_atypical)
+
+
+def test_exercise_06s_ways_are_drawn_from_the_secret_so_a_step_cannot_pick_its_graph_by_call_index():
+    """Which calls of a check get an atypical batch is drawn from the grading's secret, a pattern per check
+    (workload.atypical_pattern), not a fixed pattern by call index: a step that replays a graph chosen by its call
+    count, never reading the batch's decision (cases/index_pattern.py), follows one pattern, and another secret
+    draws another. Every pattern keeps both kinds and both switches. The old fixed pattern (typical, atypical,
+    atypical, typical, atypical, typical) is not what the public secret, its hidden stream or an instructor's secret
+    draws for correctness, so index_pattern is wrong there on at least one input (its GPU verdict: make gpu-check)."""
+    from autograder.core.correctness import HIDDEN, PUBLIC_SECRET
+    from autograder.exercises.ex06_cuda_graphs import spec
+    from autograder.exercises.ex06_cuda_graphs.workload import atypical_pattern
+
+    old = (False, True, True, False, True, False)
+    secrets = [f"instructor secret {i}" for i in range(60)]
+    by_secret = {s: {p: spec.pattern_for(_06_context(s), p) for p in spec.SEQUENCES} for s in secrets}
+    correctness = [by_secret[s]["correctness"] for s in secrets]
+    assert len(set(correctness)) >= 20  # 52 patterns of six calls have both switches: secrets spread over them
+    assert {by_secret[s]["fresh-process"] for s in secrets} == {(False, True, False), (True, False, True)}
+    assert any(by_secret[s]["correctness"] != by_secret[s]["speed"] for s in secrets)  # each check its own
+    assert all(_both_switches(p) for patterns in by_secret.values() for p in patterns.values())
+    assert spec.pattern_for(_06_context("instructor secret 0"), "correctness") == correctness[0]  # deterministic
+    for secret in (PUBLIC_SECRET, PUBLIC_SECRET + HIDDEN, "instructor-secret-42"):
+        ctx = _06_context(secret)  # the ways of the inputs fresh_inputs grades, as its labels say
+        drawn = tuple("atypical" in label for label, _ in spec.correctness_cases(ctx))
+        assert drawn == spec.pattern_for(ctx, "correctness") != old, secret
+    assert spec.pattern_for(_06_context(PUBLIC_SECRET), "fresh-process") != old[:3]
+    with pytest.raises(ValueError, match="at least 3 calls"):
+        atypical_pattern(0, 2)  # two calls cannot hold both switches
 
 
 def test_exercise_04_measures_the_breaks_against_the_graders_own_compile_of_the_original():

@@ -1,11 +1,11 @@
 """Exercise 06 after issue 39 item 2, the design's premise measured in one process before the grader runs it
 20 times (`make gpu-check`): for each way of serving ``workload.build_model`` (an early-exit network that decides on
 the host, batch by batch, whether to run its deep stage), whether make_graphed_step captures at all (and the first
-line of its error), how many of six calls over both kinds of batch (``workload.atypical_call``) match the eager model,
-and the speedup over the eager model (the grader's baseline) with the course protocol
-(autograder.core.timing.compare) on the grader's mix of batches, on typical batches only and on atypical batches
-only. The code measured is the graded code itself: the reference solution's cell (solutions/06_cuda_graphs) and the
-case files (autograder/exercises/ex06_cuda_graphs/cases/).
+line of its error), how many of six calls over both kinds of batch (a pattern drawn as the grader draws one,
+``workload.atypical_pattern``) match the eager model, and the speedup over the eager model (the grader's baseline)
+with the course protocol (autograder.core.timing.compare) on that mix of batches, on typical batches only and on
+atypical batches only. The code measured is the graded code itself: the reference solution's cell
+(solutions/06_cuda_graphs) and the case files (autograder/exercises/ex06_cuda_graphs/cases/).
 
 Expected on a CUDA GPU (not measured yet): the lesson's recipe raises inside the capture ("operation not permitted
 when stream is capturing", at EarlyExit.forward's `if`); one_way_captured right on atypical batches only;
@@ -29,7 +29,7 @@ import torch
 
 from autograder.core.submission import load_namespace, notebook_code, static_closure
 from autograder.core.timing import compare
-from autograder.exercises.ex06_cuda_graphs.workload import CONFIGS, atypical_call, build_model, make_batch
+from autograder.exercises.ex06_cuda_graphs.workload import CONFIGS, atypical_pattern, build_model, make_batch
 
 REPO = Path(__file__).resolve().parents[2]
 CASES = REPO / "autograder" / "exercises" / "ex06_cuda_graphs" / "cases"
@@ -57,10 +57,11 @@ def main() -> None:
     print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name() if device == "cuda"
                       else "cpu", "size": args.size}), flush=True)
     gen = torch.Generator(device=device).manual_seed(0)
-    mixes = {"mix": [atypical_call(i) for i in range(6)], "typical": [False] * 6, "atypical": [True] * 6}
+    ways = atypical_pattern(0)  # both kinds, both switches; a grading draws its own from the secret
+    mixes = {"mix": list(ways), "typical": [False] * 6, "atypical": [True] * 6}
     inputs = {name: [(make_batch(gen, cfg.batch, cfg.width, a, device),) for a in kinds] * 2
               for name, kinds in mixes.items()}
-    sequence = [make_batch(gen, cfg.batch, cfg.width, atypical_call(i), device) for i in range(6)]
+    sequence = [make_batch(gen, cfg.batch, cfg.width, atypical, device) for atypical in ways]
     with torch.no_grad():
         if device != "cuda":  # no CUDA graphs: check the reference's captured function only
             branchless = load_way(None, "branchless_forward")

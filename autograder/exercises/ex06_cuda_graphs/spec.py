@@ -16,24 +16,29 @@ batch's choice made on the GPU (``torch.where`` on the 0-dim decision: the refer
 decision, one host read, then one of two graphs sharing its memory pool (``cases/two_graphs_host_decision.py``), or
 ``make_graphed_callables`` over a branchless module (``cases/graphed_callables.py``). Capturing one way only, or
 deciding from the previous call, is wrong for the batches that go the other way: every sequence of inputs the grader
-draws has both ways and every switch between them (``workload.atypical_call``; ``cases/one_way_captured.py``,
-``cases/previous_decision.py``).
+draws has both ways and both switches between them; which calls go which way is drawn from the grading's secret, a
+pattern per check (``workload.atypical_pattern``), so a step that picks its way by call index instead of reading the
+batch's decision is wrong too (``cases/one_way_captured.py``, ``cases/previous_decision.py``,
+``cases/index_pattern.py``).
 
-- fresh_inputs: ``step(x)`` equals ``model(x)`` for six new inputs, typical and atypical batches in a fixed pattern
-  (a graph that replays on the capture-time input, or that took one way at capture, is wrong there);
+- fresh_inputs: ``step(x)`` equals ``model(x)`` for six new inputs, typical and atypical batches in a pattern drawn
+  from the secret (a graph that replays on the capture-time input, that took one way at capture, or that picks its
+  way by call index, is wrong there);
 - batch_size: a batch of another size raises ValueError (a smaller one would broadcast into the static buffer);
 - fresh_process: shipped by the grader into a new process (its own cut of the submission's source), as that
-  process's first CUDA work (a serving worker starting up), it gives the right results for a typical, an atypical and
-  a typical batch (capturing before warming up fails there); whether it captured a CUDA graph without torch.compile
-  is counted there: a note;
-- speed: at least 1.5x faster than the eager model on calls whose batches go both ways (atypical_call), every
-  output of a timed block kept to the block's end (the static output buffer does not keep them). Whether outputs
-  stay valid outside timing, as the worker reads them back, is a note on fresh_inputs.
+  process's first CUDA work (a serving worker starting up), it gives the right results for three batches, typical,
+  atypical, typical or atypical, typical, atypical as the secret draws (capturing before warming up fails there);
+  whether it captured a CUDA graph without torch.compile is counted there: a note;
+- speed: at least 1.5x faster than the eager model on calls whose batches go both ways (the check's own pattern
+  from the secret, repeated), every output of a timed block kept to the block's end (the static output buffer does
+  not keep them). Whether outputs stay valid outside timing, as the worker reads them back, is a note on
+  fresh_inputs.
 
 What a CPU shows and what only a GPU will (tests/test_exercises.py, tests/test_cases.py): on a CPU every check
 reports "needs a CUDA GPU" once the learner's code has run. Verified on a CPU (torch 2.13): the model's forward reads
 one value on the host per call (``aten._local_scalar_dense``, seen by a dispatch mode) and the reference's captured
-function none; that function equals the model on both ways; the grader's inputs of every check go both ways, the
+function none; that function equals the model on both ways; the grader's inputs of every check go both ways with
+both switches, in a pattern that differs between secrets (and is not the old fixed one under the public secret), the
 decision far from the radius (RMS at most 1.5 against at least 4.5, over 40 seeds at both sizes); every case's
 ``make_graphed_step`` is cut by the grader's static_closure and loads again. Not measured yet (the GPU's): that the
 recipe's capture raises on the course's GPUs, each case's verdict, and the speed. Design estimate, not a
@@ -57,7 +62,14 @@ from autograder.core.speed import SPEED_DIAGNOSTICS, SPEED_FACTS, Timed, speed_c
 from autograder.core.submission import SubmissionError, static_closure
 from autograder.core.trust import answer, judge, worker
 from autograder.core.wire import Entry, Fn, WorkerGone
-from autograder.exercises.ex06_cuda_graphs.workload import CONFIGS, atypical_call, build_model, make_batch
+from autograder.exercises.ex06_cuda_graphs.workload import (
+    CONFIGS,
+    PATTERN_CALLS,
+    atypical_call,
+    atypical_pattern,
+    build_model,
+    make_batch,
+)
 
 ID = "06_cuda_graphs"
 WORKLOAD = "autograder.exercises.ex06_cuda_graphs.workload"
@@ -65,6 +77,9 @@ WORKLOAD = "autograder.exercises.ex06_cuda_graphs.workload"
 TOL = Tolerance(rtol=1e-5, atol=1e-5)
 FRESH_PROCESS_TIMEOUT_S = 180.0
 STAY_VALID_CALLS = (32, 48)  # outputs kept and read back at the end: longer than any cheap ring of buffers
+# The sequences whose ways (typical or atypical batch, call by call) the secret draws: calls in each one's pattern
+# (pattern_for; repeated past its end). The fresh process runs three calls: T,A,T or A,T,A.
+SEQUENCES = {"correctness": PATTERN_CALLS, "stay-valid": PATTERN_CALLS, "fresh-process": 3, "speed": PATTERN_CALLS}
 _WARMUP_HINT = ("warm up before capturing: run the model a few times on a side stream "
                 "(s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream()); with torch.cuda.stream(s): "
                 "...; torch.cuda.current_stream().wait_stream(s)), so that lazy initialisation (cuBLAS handles, "
@@ -84,14 +99,24 @@ def _seed(ctx: GradeContext, purpose: str = "weights") -> int:
     return ctx.seed(purpose) % 2**31
 
 
-def _x(ctx: GradeContext, purpose: str, index: int, batch: int | None = None) -> torch.Tensor:
-    """Input ``index`` of a sequence: typical or atypical as ``atypical_call(index)`` says (both ways, every switch)."""
+def pattern_for(ctx: GradeContext, purpose: str) -> tuple[bool, ...]:
+    """Which calls of the sequence drawn for ``purpose`` (one check's) get an atypical batch: a pattern of
+    ``SEQUENCES[purpose]`` calls drawn from the grading's secret, holding both kinds and both switches
+    (workload.atypical_pattern). Another secret, another pattern; each check has its own."""
+    return atypical_pattern(ctx.seed(f"{purpose} ways"), SEQUENCES.get(purpose, PATTERN_CALLS))
+
+
+def _x(ctx: GradeContext, purpose: str, index: int, batch: int | None = None,
+       ways: tuple[bool, ...] | None = None) -> torch.Tensor:
+    """Input ``index`` of the sequence drawn for ``purpose``: typical or atypical as its pattern says (``ways``, by
+    default the purpose's own :func:`pattern_for`; repeated past its end)."""
     cfg = CONFIGS[ctx.size]
-    return make_batch(ctx.generator(purpose, index), batch or cfg.batch, cfg.width, atypical_call(index), ctx.device)
+    atypical = atypical_call(ways or pattern_for(ctx, purpose), index)
+    return make_batch(ctx.generator(purpose, index), batch or cfg.batch, cfg.width, atypical, ctx.device)
 
 
-def _way(index: int) -> str:
-    return "atypical batch: deep stage" if atypical_call(index) else "typical batch: early exit"
+def _way(atypical: bool) -> str:
+    return "atypical batch: deep stage" if atypical else "typical batch: early exit"
 
 
 def _step(ctx: GradeContext):
@@ -120,7 +145,9 @@ def _reference(ctx: GradeContext) -> torch.nn.Module:
 
 
 def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
-    return [(f"fresh input {i + 1} ({_way(i)})", (_x(ctx, "correctness", i),)) for i in range(6)]
+    ways = pattern_for(ctx, "correctness")
+    return [(f"fresh input {i + 1} ({_way(atypical)})", (_x(ctx, "correctness", i, ways=ways),))
+            for i, atypical in enumerate(ways)]
 
 
 def check_fresh_inputs(ctx: GradeContext):
@@ -134,8 +161,9 @@ def stay_valid_diagnosis(ctx: GradeContext) -> list[str]:
     """Whether every output kept its values while later calls ran, as the worker reads them back (not graded: the
     speed check's kept outputs, read after each block, are)."""
     step = _step(ctx)
-    return [ctx.outputs_stay_valid(step.ref, _reference(ctx), lambda i: _x(ctx, "stay-valid", i), TOL, "step",
-                                   _CLONE_HINT, STAY_VALID_CALLS)]
+    ways = pattern_for(ctx, "stay-valid")
+    return [ctx.outputs_stay_valid(step.ref, _reference(ctx), lambda i: _x(ctx, "stay-valid", i, ways=ways), TOL,
+                                   "step", _CLONE_HINT, STAY_VALID_CALLS)]
 
 
 def check_batch_size(ctx: GradeContext):
@@ -213,8 +241,9 @@ def _in_fresh_process(ctx: GradeContext, fresh: Session, source: str):
     step = fresh.invoke(Fn(f"{WORKLOAD}:kept_step"))
     reference = build_model(ctx.size, _seed(ctx, "fresh-process"), ctx.device)
     inner = type(ctx)(ctx.exercise, fresh, ctx.device, ctx.secret, ctx.policy)
-    cases = [(f"fresh input {i + 1} in the new process ({_way(i)})", (_x(ctx, "fresh-process", i),))
-             for i in range(3)]
+    ways = pattern_for(ctx, "fresh-process")  # T,A,T or A,T,A: both switches in three calls
+    cases = [(f"fresh input {i + 1} in the new process ({_way(atypical)})", (_x(ctx, "fresh-process", i, ways=ways),))
+             for i, atypical in enumerate(ways)]
     try:
         with torch.no_grad():
             inner.trials(step.ref, reference, cases, TOL, "step")
@@ -245,9 +274,11 @@ def check_speed(ctx: GradeContext):
     cfg = CONFIGS[ctx.size]
     step = _step(ctx)
     baseline, reference = _reference(ctx), _reference(ctx)
-    # both ways in every block; the chained input keeps the fresh one's magnitudes (copysign), hence its way
-    timed = Timed(args=lambda gen, i: (make_batch(gen, cfg.batch, cfg.width, atypical_call(i), ctx.device),), tol=TOL,
-                  chain="autograder.core.blocks:copysign_chain", keep=True, expect_compiled=False)
+    # the check's pattern from the secret, repeated: both ways in any 6 calls in a row, both switches in any 7; the
+    # chained input keeps the fresh one's magnitudes (copysign), hence its way
+    ways = pattern_for(ctx, "speed")
+    timed = Timed(args=lambda gen, i: (make_batch(gen, cfg.batch, cfg.width, atypical_call(ways, i), ctx.device),),
+                  tol=TOL, chain="autograder.core.blocks:copysign_chain", keep=True, expect_compiled=False)
     return speed_check(ctx, baseline, step.ref, timed, name="step", reference=reference)
 
 

@@ -11,6 +11,7 @@ on a GPU a copy to the host and a wait). Eager mode pays that wait once per call
 
 from __future__ import annotations
 
+import random
 import sys
 from dataclasses import dataclass
 
@@ -79,11 +80,29 @@ def make_batch(gen: torch.Generator, batch: int, width: int, atypical: bool, dev
     return x
 
 
-def atypical_call(index: int) -> bool:
-    """Which calls of a sequence get an atypical batch: a fixed pattern with both ways and every switch between
-    them (typical, atypical, atypical, typical, then alternating), so that a step that decides one call late or
-    always the same way is wrong somewhere in any six calls."""
-    return (False, True, True, False, True, False)[index % 6]
+PATTERN_CALLS = 6  # calls in a check's pattern of ways; a longer sequence (the timed blocks) repeats it
+
+
+def atypical_pattern(seed: int, calls: int = PATTERN_CALLS) -> tuple[bool, ...]:
+    """Which of ``calls`` calls (at least 3) get an atypical batch (True) and which a typical one (False), drawn
+    from ``seed``: the grader derives the seed from the grading's secret, one per check, so the pattern differs from
+    one secret to the next and a step cannot know a call's way from its index; it has to decide from the batch.
+    Every pattern holds both switches, a typical batch followed by an atypical one and an atypical one followed by
+    a typical one (hence both kinds), so that a step that captured one way only, or decides a call late, is wrong
+    somewhere in the sequence. Deterministic: the same seed gives the same pattern (``random.Random``)."""
+    if calls < 3:
+        raise ValueError(f"both switches need at least 3 calls, got {calls}")
+    rng = random.Random(seed)
+    while True:  # rejection: 52 of the 64 patterns of 6 calls qualify, 2 of the 8 of 3 (T,A,T and A,T,A)
+        pattern = tuple(rng.random() < 0.5 for _ in range(calls))
+        if {(False, True), (True, False)} <= set(zip(pattern[:-1], pattern[1:], strict=True)):
+            return pattern
+
+
+def atypical_call(pattern: tuple[bool, ...], index: int) -> bool:
+    """Whether call ``index`` of a sequence gets an atypical batch: ``pattern`` (from :func:`atypical_pattern`),
+    repeated for a sequence longer than it."""
+    return pattern[index % len(pattern)]
 
 
 _CAPTURES: list = []

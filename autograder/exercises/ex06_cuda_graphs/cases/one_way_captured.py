@@ -2,7 +2,7 @@
 # Known wrong: the capture error "fixed" by taking the decision out of the step altogether: the deep way captured
 # for every batch (model.deep(model.first(x)), the safe-looking one). It captures, replays and is fast, and it is
 # right for atypical batches only: a typical batch's answer is model.exit(h), not model.deep(h). Every sequence of the
-# grader's inputs holds both kinds (workload.atypical_call), so fresh_inputs sees it on its first input.
+# grader's inputs holds both kinds (workload.atypical_pattern), so fresh_inputs sees it on its first typical batch.
 # Verified on a CPU: the grader's inputs go both ways and the two ways' outputs differ (tests/test_exercises.py);
 # the GPU verdict is not measured yet.
 import torch

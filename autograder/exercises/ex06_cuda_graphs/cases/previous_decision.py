@@ -1,9 +1,9 @@
 # outcome: rejected | kind: wrong | checks: fresh_inputs | reason: differs | device: gpu
 # Known wrong: the two-graph way without its wait. The decision is copied to pinned host memory without blocking and
 # read at the *next* call, so no call waits for its own decision: each batch goes the way the previous batch went
-# (the first goes the early exit). Right while the kind of batch stays the same, wrong at every switch; the grader's
-# inputs switch (typical, atypical, atypical, typical, atypical, typical), so fresh_inputs sees it on its second
-# input. GPU verdict not measured yet.
+# (the first goes the early exit). Right while the kind of batch stays the same, wrong at every switch; every
+# sequence of the grader's inputs holds both switches (workload.atypical_pattern, drawn from the secret), so
+# fresh_inputs sees it at its first switch at the latest. GPU verdict not measured yet.
 import torch
 
 
