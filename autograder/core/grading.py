@@ -785,7 +785,9 @@ class GradeContext:
     def trials(self, fn: Entry | Ref, reference, cases: list[tuple[str, tuple]], tol: Tolerance, name: str,
                out_like=None, no_grad: bool = True) -> int:
         """Each case: the judge's reference on its own copies, the submission's ``fn`` on shared copies, the
-        output compared from the judge's memory, the inputs checked unmodified."""
+        output compared from the judge's memory, the inputs checked unmodified: every earlier case's too, after
+        each call (a red team zeroed the inputs it had kept at the next call)."""
+        start, shown = len(self.pools), []  # shown: (label, the judge's copy, the shared slot) of every input so far
         for label, args in cases:
             mark = len(self.pools)
             expected = reference(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
@@ -796,13 +798,17 @@ class GradeContext:
                 worker_args.append(next(it) if isinstance(a, torch.Tensor) else a)
             out, = self.out_slots([shape], dtype)
             self.call(fn, *worker_args, into=out, keep=False, no_grad=no_grad, what=f"{name} on {label}")
-            for i, (a, s) in enumerate(zip([a for a in args if isinstance(a, torch.Tensor)], slots, strict=True)):
+            shown += [(label, i, a, s) for i, (a, s) in enumerate(zip([a for a in args if isinstance(a, torch.Tensor)],
+                                                                       slots, strict=True))]
+            for seen, i, a, s in shown:
                 if not torch.equal(self.view(s), a):
-                    raise CheckFailed(f"{name} modified its input argument {i} in place (on {label})",
+                    when = "" if seen == label else f", found after its call on {label}"
+                    raise CheckFailed(f"{name} modified its input argument {i} in place (on {seen}{when})",
                                       "inputs belong to the caller: compute into new tensors (no `x.mul_()`, "
-                                      "`x[...] =`, `out=x`)")
+                                      "`x[...] =`, `out=x`), and keep no reference to write into later")
             check_outputs(self.view(out).clone(), expected, tol, f"{name}(...) on {label}")
-            self.drop_pools(mark)
+            self.drop_pools(mark + len(slots))  # the output's pool; the inputs' stay shared until the last case
+        self.drop_pools(start)
         return len(cases)
 
     def outputs_stay_valid(self, fn: Ref, reference, make_x, tol: Tolerance, name: str, hint: str,
