@@ -56,7 +56,7 @@ def main() -> None:
         start = time.perf_counter()
         ref(*inputs[0])
         first_s = time.perf_counter() - start
-        c = compare(lambda x, y: train_step(eager_model, eager_opt, x, y), ref, inputs, device=args.device)
+        c = compare(lambda x, y, m=eager_model, o=eager_opt: train_step(m, o, x, y), ref, inputs, device=args.device)
         print(json.dumps({"dim": dim, "heads": heads, "layers": layers, "seq": seq, "batch": batch,
                           "speedup": round(c.speedup, 3), "rounds": [round(s, 2) for s in c.round_speedups],
                           "eager_ms": round(c.baseline.median_s * 1e3, 3),
