@@ -31,7 +31,7 @@ from types import SimpleNamespace
 
 import torch
 from conftest import REPO
-from lesson_gpu_outputs import earlier_records, earlier_rows, number, numbers, output, prose, recorded, says
+from lesson_gpu_outputs import all_records, earlier_rows, number, numbers, output, prose, record_dated, recorded, says
 
 from autograder.exercises.ex01_eager_mode.workload import gelu_bias_chain
 
@@ -74,7 +74,7 @@ def _records(lesson: str, *cells: str) -> list[dict]:
     earlier records, oldest first."""
     for cell in cells:
         output(lesson, cell)  # the record must hold it
-    return [r for r in [recorded(lesson), *earlier_records(lesson)] if all(c in r["cells"] for c in cells)]
+    return [r for r in all_records(lesson) if all(c in r["cells"] for c in cells)]
 
 
 def _found(record: dict, cell: str, pattern: str) -> tuple[str, ...]:
@@ -104,9 +104,7 @@ def _runs(lesson: str, cells: tuple[str, ...], read: Callable[[dict], tuple], ro
 
 
 def _shared_host_record(lesson: str) -> dict:
-    found = [r for r in [recorded(lesson), *earlier_records(lesson)] if r["date"] == SHARED_HOST_RUN]
-    assert len(found) == 1, f"no record of lessons/{lesson}.ipynb dated {SHARED_HOST_RUN!r}"
-    return found[0]
+    return record_dated(lesson, SHARED_HOST_RUN)
 
 
 def _run_cell(lesson: str, cell: str, namespace: dict) -> str:

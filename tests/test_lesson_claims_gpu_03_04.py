@@ -16,7 +16,7 @@ import inspect
 import re
 
 import torch
-from lesson_gpu_outputs import earlier_records, earlier_rows, output, prose, recorded, says
+from lesson_gpu_outputs import all_records, earlier_rows, output, prose, record_dated, says
 
 L3, L4 = "03_compile_modes", "04_graph_breaks"
 H200, H100 = "H200", "H100"
@@ -33,11 +33,6 @@ def _in_range(values, lo: float, hi: float, digits: int = 1) -> None:
     assert all(lo <= round(v, digits) <= hi for v in values), (lo, hi, values)
 
 
-def _records(lesson: str) -> list[dict]:
-    """Every recorded run of the lesson: the record and the earlier ones."""
-    return [recorded(lesson), *earlier_records(lesson)]
-
-
 def _gpu(name: str) -> str:
     return H100 if "H100" in name else H200
 
@@ -51,13 +46,6 @@ def _number(text: str, pattern: str) -> float:
     found = re.search(pattern, text)
     assert found, f"{pattern!r} found nothing in {text[:200]!r}"
     return float(found[1])
-
-
-def _record(lesson: str, date: str) -> dict:
-    """The recorded run of the lesson with that date."""
-    found = [rec for rec in _records(lesson) if rec["date"] == date]
-    assert len(found) == 1, f"no single record of lessons/{lesson}.ipynb dated {date!r}"
-    return found[0]
 
 
 def _run(runs: list[dict], label: str) -> dict:
@@ -127,7 +115,7 @@ def _lesson3_row(gpu: str, line: str) -> dict:
     }
 
 
-RUNS3 = [_lesson3_record(rec) for rec in _records(L3)] + [_lesson3_row(gpu, line) for gpu, line in earlier_rows(L3)]
+RUNS3 = [_lesson3_record(rec) for rec in all_records(L3)] + [_lesson3_row(gpu, line) for gpu, line in earlier_rows(L3)]
 
 
 def _launch(mode: str, what: int, runs: list[dict] = RUNS3) -> list[float]:
@@ -150,7 +138,7 @@ def test_lesson3_eager_and_the_default_mode_leave_the_launch_bound_gpu_idle_most
     assert min(busy) == 0.12 and max(busy) == 0.30, busy
     says(L3, "cell-09", "the GPU sits idle most of the time (the GPU-busy column: 12–30% busy)")
     # section 3 reads the same numbers as "launch-bound" (below half busy), and reduce-overhead "fills" the GPU
-    for rec in _records(L3):
+    for rec in all_records(L3):
         regimes = _cell(rec, "cell-10")
         assert re.search(r"launch-bound: width 512, 16 blocks, batch 16 \|\s+eager: .* -> launch-bound", regimes)
         assert re.search(r"launch-bound: width 512, 16 blocks, batch 16 \|\s+default: .* -> launch-bound", regimes)
@@ -174,7 +162,8 @@ def test_lesson3_the_default_mode_beats_eager_by_1_4_to_1_8x_except_once_in_a_lo
     compiled_us, forced_us = afternoon["stance"]
     rounds = afternoon["stance_rounds"]
     assert round(forced_us / compiled_us, 2) == 1.78 and (rounds[1], rounds[2]) == ("1.61", "2.04"), rounds
-    assert f"in each of 7 interleaved rounds {rounds[1]}x..{rounds[2]}x" in _cell(_record(L3, AFTERNOON), "cell-20")
+    afternoon_text = _cell(record_dated(L3, AFTERNOON), "cell-20")
+    assert f"in each of 7 interleaved rounds {rounds[1]}x..{rounds[2]}x" in afternoon_text
     says(L3, "cell-09", "in the H200 run of 2026-11-27 afternoon (the host shared with other GPU jobs, the lesson run "
                         "right after exercise 03's gradings on the same GPU) this section measured the default mode "
                         "*slower* than eager (1084 against 1045 us, 0.96x), while section 7 of the same run measured "
@@ -269,7 +258,7 @@ def test_lesson3_the_sweeps_eager_time_need_not_match_section_2s_in_either_h200_
 
 
 def test_lesson3_reduce_overhead_outputs_raise_early_then_silently_share_memory_and_a_clone_stays_right():
-    for rec in _records(L3):
+    for rec in all_records(L3):
         out = _cell(rec, "cell-16")
         assert "after call 1: output of call 1 still correct: True" in out
         assert "after call 2: reading the output of call 1 raised: Error: accessing tensor output of CUDAGraphs " \
@@ -278,21 +267,22 @@ def test_lesson3_reduce_overhead_outputs_raise_early_then_silently_share_memory_
         assert "with .clone(): output of the first call still correct after the second: True" in out
     says(L3, "cell-17", "Early on, reading an overwritten output **raises**; after warm-up the old output can "
                         "**silently** hold a later call's values (same memory, no error)")
-    clone_us = _number(_cell(_record(L3, AFTERNOON), "cell-16"), r"one \.clone\(\) of a 16x512 output: ([\d.]+) us")
+    clone_out = _cell(record_dated(L3, AFTERNOON), "cell-16")
+    clone_us = _number(clone_out, r"one \.clone\(\) of a 16x512 output: ([\d.]+) us")
     assert clone_us == 16.3
     says(L3, "cell-17", "a copy of a small tensor costs microseconds: the cell's last line times one, 16.3 us on the "
                         "H200 in the afternoon run of 2026-11-27")
 
 
 def test_lesson3_reduce_overhead_reserved_4_mib_more_than_the_default_mode_on_the_h200():
-    for rec in _records(L3):
+    for rec in all_records(L3):
         if "memory-ro" not in rec["cells"]:
             continue
         out = _cell(rec, "memory-ro")
         default = _number(out, r"default:\s+([\d.]+) MiB more reserved")
         graphs = _number(out, r"reduce-overhead:\s+([\d.]+) MiB more reserved")
         assert graphs > default, out
-    out = _cell(_record(L3, AFTERNOON), "memory-ro")
+    out = _cell(record_dated(L3, AFTERNOON), "memory-ro")
     assert "reduce-overhead reserved 4.0 MiB more than the default mode, for outputs of 32 KiB per call" in out
     assert re.search(r"default:\s+16\.0 MiB", out) and re.search(r"reduce-overhead:\s+20\.0 MiB", out), out
     says(L3, "cell-17", "On the H200 (its first GPU run, the afternoon of 2026-11-27) it printed 4.0 MiB more (20.0 "
@@ -302,7 +292,7 @@ def test_lesson3_reduce_overhead_reserved_4_mib_more_than_the_default_mode_on_th
 def test_lesson3_the_gemm_search_needs_68_sms_and_the_recorded_gpu_has_more():
     from torch._inductor.utils import is_big_gpu
 
-    for rec in _records(L3):
+    for rec in all_records(L3):
         sms = _number(_cell(rec, "cell-18"), r"(\d+) SMs; Inductor autotunes GEMMs here: True")
         assert sms >= 68
     assert 'else 68' in inspect.getsource(is_big_gpu)
@@ -310,7 +300,7 @@ def test_lesson3_the_gemm_search_needs_68_sms_and_the_recorded_gpu_has_more():
 
 
 def test_lesson3_set_stance_switched_between_compiled_and_eager_on_one_graph_and_refused_a_recompile():
-    for rec in _records(L3):
+    for rec in all_records(L3):
         out = _cell(rec, "cell-20")
         assert re.search(r": 1 graph\(s\), 0 graph break\(s\), 0 recompile\(s\)", out), out
         assert "fail_on_recompile: RuntimeError: Detected recompile" in out
@@ -327,7 +317,7 @@ def _precision_rows() -> list[tuple[str, dict]]:
     """(GPU, {(precision, 'eager'|'compiled'): (us per call, relative error)}) for each run with the precision
     section: the records and the rows of notebook-runs.md that have it."""
     runs = []
-    for rec in _records(L3):
+    for rec in all_records(L3):
         rows = {(p, how): (float(us), float(err)) for p, how, us, err in re.findall(
             r"(fp32|tf32|bf16 autocast)\s+(eager|compiled):\s+([\d.]+) us per call, relative error ([\d.e+-]+)",
             _cell(rec, "d438ef8c"))}
@@ -380,13 +370,13 @@ def test_lesson3_bf16_matmuls_alone_were_fastest_and_autocasts_casts_made_them_s
     def alone(out: str, prec: str) -> float:
         return _number(out, rf"(?m)^\s*{prec}: 4 matmuls alone\s+([\d.]+) us")
 
-    for rec in _records(L3):
+    for rec in all_records(L3):
         if "matmuls-alone" not in rec["cells"]:
             continue
         out = _cell(rec, "matmuls-alone")
         cast_once = _number(out, r"cast to bf16 ahead of time:\s+([\d.]+) us")
         assert cast_once < alone(out, "tf32") < alone(out, "bf16 autocast"), out
-    out = _cell(_record(L3, AFTERNOON), "matmuls-alone")
+    out = _cell(record_dated(L3, AFTERNOON), "matmuls-alone")
     quoted = (round(alone(out, "tf32")), round(alone(out, "bf16 autocast")),
               round(_number(out, r"cast to bf16 ahead of time:\s+([\d.]+) us")))
     assert quoted == (120, 272, 84), quoted
@@ -404,7 +394,7 @@ def test_lesson3_errors_fp32_below_1e_6_bf16_between_1e_3_and_1e_2_tf32_between_
         assert max(fp32) < 1e-6 and all(1e-3 <= e <= 1e-2 for e in bf16), (gpu, fp32, bf16)
         assert max(fp32) < min(tf32) and max(tf32) < min(bf16), (gpu, tf32)
         assert all(e > 1e-4 for e in tf32 + bf16)  # outside the grader's rtol
-    for rec in _records(L3):
+    for rec in all_records(L3):
         out = _cell(rec, "d438ef8c")
         assert out.count("outside the grader's rtol 1e-4") == 4 and out.count("within the grader's rtol 1e-4") == 2
         assert "weight torch.float32, its gradient torch.float32, AdamW state torch.float32" in out
@@ -449,7 +439,7 @@ def _lesson4_row(gpu: str, line: str) -> dict:
     }
 
 
-RUNS4 = [_lesson4_record(rec) for rec in _records(L4)] + [_lesson4_row(gpu, line) for gpu, line in earlier_rows(L4)]
+RUNS4 = [_lesson4_record(rec) for rec in all_records(L4)] + [_lesson4_row(gpu, line) for gpu, line in earlier_rows(L4)]
 
 
 def test_lesson4_the_gpu_runs_are_three_on_h200s_and_one_on_an_h100():
@@ -461,7 +451,7 @@ def test_lesson4_the_gpu_runs_are_three_on_h200s_and_one_on_an_h100():
 
 
 def test_lesson4_each_cause_of_a_break_makes_two_graphs_and_numpy_and_list_appends_make_none():
-    for rec in _records(L4):
+    for rec in all_records(L4):
         table = _cell(rec, "cell-04")
         for cause in ("print", "logging call", ".item()", "data-dependent if", "untraceable C call (zlib.crc32)",
                       "data-dependent shape (y[y > 0])"):
@@ -496,7 +486,7 @@ def test_lesson4_the_fused_chain_is_compute_bound_far_slower_than_moving_its_ten
         floor_us = moved / PEAK_HBM_BYTES_S[run["gpu"]] * 1e6
         assert run["breaks"][0] > 5 * floor_us, (run["label"], run["breaks"][0], floor_us)
     # the cell's own comparison, at the copy bandwidth it measured (the runs since the line was added)
-    out = _cell(_record(L4, AFTERNOON), "cell-06")
+    out = _cell(record_dated(L4, AFTERNOON), "cell-06")
     assert (f"one read and one write of the {n:.0f} floats at this GPU's copy bandwidth: 7.9 us; the fused chain "
             "took 139.0 us, 18x that") in out
     assert "eager: 96 CUDA kernels per call" in out and "compiled, no break: 1 CUDA kernels per call" in out
@@ -507,12 +497,12 @@ def test_lesson4_the_fused_chain_is_compute_bound_far_slower_than_moving_its_ten
 
 
 def test_lesson4_a_break_inside_a_loop_skips_the_function_which_then_runs_at_eager_speed():
-    for rec in _records(L4):
+    for rec in all_records(L4):
         gated = _cell(rec, "cell-10")
         assert "gated_broken: 0 graph(s), graph_break_count -1" in gated
         assert "gated_fixed: 1 graph(s), graph_break_count 0" in gated
         assert "gated_fixed matches gated_broken: True" in gated
-    helper = [_cell(rec, "cell-10") for rec in _records(L4) if "gated_with_helper" in _cell(rec, "cell-10")]
+    helper = [_cell(rec, "cell-10") for rec in all_records(L4) if "gated_with_helper" in _cell(rec, "cell-10")]
     assert helper and all("gated_with_helper: 1 graph(s), graph_break_count 0" in out for out in helper)
     _in_range([run["gated_broken"] for run in RUNS4], 0.95, 1.05, digits=2)
     _in_range([run["gated_fixed"] for run in RUNS4], 1.8, 2.8)
@@ -523,7 +513,7 @@ def test_lesson4_a_break_inside_a_loop_skips_the_function_which_then_runs_at_eag
 
 
 def test_lesson4_finding_tools_report_as_the_prose_says():
-    for rec in _records(L4):
+    for rec in all_records(L4):
         assert "Graph break from `Tensor.item()`" in _cell(rec, "cell-12")
         assert "the next call of the warm function: 1 graph(s)" in _cell(rec, "cell-14")  # explain() reset Dynamo
         assert _cell(rec, "cell-16").startswith("Unsupported: Data-dependent branching\nfrom user code:")
@@ -536,7 +526,7 @@ def test_lesson4_finding_tools_report_as_the_prose_says():
 
 
 def test_lesson4_brokenblock_recompiles_on_the_value_of_spread_until_the_limit_then_runs_two_graphs_per_block():
-    for rec in _records(L4):
+    for rec in all_records(L4):
         out = _cell(rec, "cell-24")
         assert "a stack of 4 blocks: 5 graphs, 4 breaks" in out and out.count("\n  - ") == 3
         ten = _cell(rec, "cell-26")
@@ -560,18 +550,18 @@ def test_lesson4_compiled_brokenblock_against_eager_went_from_0_93x_to_1_93x_acr
     says(L4, "cell-27", "across the course's GPU runs it went from 0.93x to 1.93x of eager (H200: 0.93x, then 1.50x "
                         "and 1.36x, the last with 1.31–1.38x in each of its 7 rounds; H100: 1.93x;")
     assert "on an H100 at 1.93x" not in prose(L4, "cell-27")
-    assert "7 interleaved rounds 1.31x..1.38x" in _cell(_record(L4, AFTERNOON), "cell-26")
+    assert "7 interleaved rounds 1.31x..1.38x" in _cell(record_dated(L4, AFTERNOON), "cell-26")
 
 
 def test_lesson4_an_item_float_used_in_arithmetic_recompiles_once_then_is_a_symbol():
-    for rec in _records(L4):
+    for rec in all_records(L4):
         out = _cell(rec, "9ce680c1")
         assert "12 new values: 3 graph(s), 1 graph break(s), 1 recompile(s)" in out and "___stack0 ==" in out
     says(L4, "948a1cff", "the first new value recompiles once (the guard `___stack0 == ...` above)")
 
 
 def test_lesson4_every_fix_leaves_one_graph_with_the_same_values():
-    for rec in _records(L4):
+    for rec in all_records(L4):
         out = _cell(rec, "cell-28")
         fixes = re.findall(r"(\w+): 1 graph, 0 breaks; same values as \w+: True", out)
         assert fixes == ["where_instead_of_if", "cond_instead_of_if", "tensor_instead_of_item", "log_only_eagerly",
@@ -603,7 +593,7 @@ def test_lesson4_a_helper_called_in_a_skipped_loop_still_compiles_as_one_graph_o
     defs = _cell_defs(L4, "cell-10", "def stage(x):", "for fn in (")
     e = breaks.explain(defs["gated_with_helper"], torch.randn(256))
     assert (e.graphs, breaks.explain(breaks.gated_broken, torch.randn(256)).graphs) == (1, 0)
-    assert "gated_with_helper: 1 graph(s), graph_break_count 0" in _cell(_record(L4, AFTERNOON), "cell-10")
+    assert "gated_with_helper: 1 graph(s), graph_break_count 0" in _cell(record_dated(L4, AFTERNOON), "cell-10")
     says(L4, "cell-09", "the same loop with the stage moved into a helper, compiles the helper as one graph")
 
 
@@ -622,7 +612,7 @@ def test_lesson3_a_graph_compiled_outside_autocast_is_not_reused_inside_it_but_i
         torch._dynamo.reset()
     assert (events.graphs, len(events.recompiles)) == (2, 1), events.summary()
     assert "GLOBAL_STATE changed: autocast" in str(events.recompiles[0])
-    gpu = _cell(_record(L3, AFTERNOON), "d438ef8c")  # the cell's own lines, on the H200
+    gpu = _cell(record_dated(L3, AFTERNOON), "d438ef8c")  # the cell's own lines, on the H200
     assert "outside, inside, outside autocast: 2 graph(s), 0 graph break(s), 1 recompile(s)" in gpu
     assert "recompiled because: 0/0: GLOBAL_STATE changed: autocast(cuda)_enabled" in gpu
     says(L3, "adf09ce8", "a graph compiled outside autocast is not reused inside it",
@@ -644,7 +634,7 @@ def test_lesson3_one_function_serving_growing_batches_compiles_a_graph_for_batch
         torch._dynamo.reset()
     assert (events.graphs, len(events.recompiles)) == (2, 1), events.summary()
     assert "size mismatch at index 0" in str(events.recompiles[0])
-    gpu = _cell(_record(L3, AFTERNOON), "cell-12")  # the sweep's own lines, on the H200
+    gpu = _cell(record_dated(L3, AFTERNOON), "cell-12")  # the sweep's own lines, on the H200
     for mode in ("default", "reduce-overhead"):
         assert re.search(rf"(?m)^{mode} compiled over the sweep: 2 graph\(s\), 0 graph break\(s\), 1 recompile\(s\).*"
                          r"size mismatch at index 0", gpu), gpu
@@ -664,7 +654,7 @@ def test_lesson4_inductor_skips_cuda_graphs_for_a_graph_with_torch_cond_on_a_gpu
     skip = init[init.index("if self.disabled_cudagraphs_reason:"):]
     skip = skip[:skip.index("else:")]
     assert "log_cudagraph_skip_and_bump_counter(" in skip and "BoxedBool.disable(cudagraphs)" in init
-    gpu = _cell(_record(L4, AFTERNOON), "cell-28")  # the cell's own count, and the warning, on the H200
+    gpu = _cell(record_dated(L4, AFTERNOON), "cell-28")  # the cell's own count, and the warning, on the H200
     assert "cond_instead_of_if under mode='reduce-overhead': 1 cudagraph skip(s) counted" in gpu
     assert "[__cudagraphs] skipping cudagraphs due to control flow operator: torch.cond." in gpu
     says(L4, "cell-29", "the cell's last line counts the skip for `cond_instead_of_if` (1 on the H200, whose output "

@@ -14,7 +14,7 @@ import re
 
 import torch
 from conftest import REPO
-from lesson_gpu_outputs import earlier_records, earlier_rows, prose, recorded, says
+from lesson_gpu_outputs import earlier_records, earlier_rows, prose, record_dated, recorded, says
 
 from autograder.course import recompiles
 
@@ -47,13 +47,6 @@ def _outputs(lesson: str, cell: str, marker: str = "") -> list[str]:
 
 def _has(run: dict, cell: str, marker: str = "") -> bool:
     return cell in run["cells"] and marker in run["cells"][cell]
-
-
-def _run(lesson: str, date: str) -> dict:
-    """The recorded run of that date (as the prose names it)."""
-    found = [r for r in _runs(lesson) if r["date"] == date]
-    assert len(found) == 1, (lesson, date, [r["date"] for r in _runs(lesson)])
-    return found[0]
 
 
 def _first_run_with(lesson: str, cell: str, marker: str = "") -> dict:
@@ -205,7 +198,7 @@ def test_lesson_5_past_the_limit_torch_compile_model_ran_at_0_93x_to_1_84x_of_ea
     assert (min(ratios), max(ratios)) == (0.93, 1.84) and {gpu for gpu, _, _ in runs} == {"H100", "H200"}, runs
     assert (min(eager_ms), max(eager_ms)) == (0.885, 2.431), eager_ms
     assert [(gpu, rounds) for gpu, ratio, rounds in runs if ratio == 1.84] == [("H100", False)], runs
-    afternoon = _stream_rows(_run(L5, AFTERNOON)["cells"]["cell-10"])["torch.compile(model)"]
+    afternoon = _stream_rows(record_dated(L5, AFTERNOON)["cells"]["cell-10"])["torch.compile(model)"]
     assert (afternoon["ratio"], afternoon["rounds"]) == (0.93, (0.91, 0.94)), afternoon
     says(L5, "cell-11", "The course's full-size GPU runs of this cell (H100 and H200) put this row at 0.93x to 1.84x "
          "of eager", "eager itself measured 0.885 to 2.431 ms per request", "So expect about eager speed",
@@ -305,7 +298,7 @@ def test_lesson_5_the_dynamic_graph_took_1_09x_the_static_ones_time_at_length_12
         assert abs(ratio - dynamic / static) < 0.02 and low <= ratio <= high
         assert gap < 1e-3  # the same computation: what differs is only the kernels' specialisation
     assert _first_run_with(L5, "static-vs-dynamic")["date"] == AFTERNOON
-    m = re.search(_STATIC_VS_DYNAMIC, _run(L5, AFTERNOON)["cells"]["static-vs-dynamic"])
+    m = re.search(_STATIC_VS_DYNAMIC, record_dated(L5, AFTERNOON)["cells"]["static-vs-dynamic"])
     assert m.groups() == ("128", "0.457", "0.496", "1.09", "1.07", "1.10", "6.0e-07"), m.groups()
     says(L5, "static-vs-dynamic-md", "the ratio, with its rounds' range, is what that costs this model at this length",
          "In the H200 run of 2026-11-27 afternoon (the first GPU run of this cell), at length 128, the dynamic graph "
@@ -412,7 +405,7 @@ def test_lesson_5_dynamic_true_keeps_cuda_graphs_and_pays_its_recordings_on_the_
 
 
 def test_lesson_5_first_pass_and_replays_of_the_two_cuda_graph_servers_in_the_morning_and_afternoon_runs():
-    timed = [_cudagraph_servers(_run(L5, date)["cells"]["cell-20"]) for date in ("2026-11-27", AFTERNOON)]
+    timed = [_cudagraph_servers(record_dated(L5, date)["cells"]["cell-20"]) for date in ("2026-11-27", AFTERNOON)]
     dynamic = [t["reduce-overhead, dynamic=True"] for t in timed]
     buckets = [t["reduce-overhead, 4 static buckets"] for t in timed]
 
@@ -466,7 +459,7 @@ def test_lesson_5_cuda_graph_recordings_are_one_per_bucket_and_one_per_distinct_
 
 
 def test_lesson_5_the_reserved_memory_per_bucket_is_what_the_afternoon_run_printed():
-    counted = _recordings(_run(L5, AFTERNOON)["cells"]["cudagraph-recordings"])
+    counted = _recordings(record_dated(L5, AFTERNOON)["cells"]["cudagraph-recordings"])
     assert [mib for _, _, mib in counted["buckets"]] == [-122.0, 0.0, 32.0, 0.0]
     assert counted["after"]["dynamic=True"][2] == 2.0 and counted["after"]["4 static buckets"][2] == -90.0
     says(L5, "cudagraph-recordings-read", "Reserved memory also falls when the allocator hands back memory held "
@@ -594,7 +587,7 @@ def test_lesson_6_with_one_warm_up_stream_sharing_a_pool_saves_memory_but_not_th
 
 def test_lesson_6_the_afternoon_run_printed_200_against_98_mib_with_one_warm_up_stream():
     assert _first_run_with(L6, "cell-08", "one warm-up stream, batch")["date"] == AFTERNOON
-    m = re.search(_ONE_STREAM, _run(L6, AFTERNOON)["cells"]["cell-08"])
+    m = re.search(_ONE_STREAM, record_dated(L6, AFTERNOON)["cells"]["cell-08"])
     batch, separate, pooled, out = int(m[1]), float(m[2]), float(m[3]), float(m[4])
     assert (batch, separate, pooled, out) == (16384, 200.0, 98.0, 16.0)
     assert (4 * out, separate - 4 * out, pooled - 4 * out) == (64, 136, 34)
@@ -679,7 +672,7 @@ def test_lesson_6_the_speedup_went_from_9x_to_15x_at_batch_1_to_about_1x_at_1638
     assert len(batch_1) >= 2 and (round(min(batch_1)), round(max(batch_1))) == (9, 15), batch_1
     assert all(round(x) == 1 for x in batch_16384), batch_16384
     assert (min(eager_at_16), max(eager_at_16)) == (643.4, 1027.2), eager_at_16
-    afternoon = _sweep(_run(L6, AFTERNOON)["cells"]["cell-18"])
+    afternoon = _sweep(record_dated(L6, AFTERNOON)["cells"]["cell-18"])
     assert afternoon[1][1:] == (9.00, 8.63, 9.76) and afternoon[16384][1:] == (1.05, 1.03, 1.05), afternoon
     says(L6, "cell-17", "In the H200 runs that recorded it, the speedup went from 9x to 15x at batch 1 down to about "
          "1x at batch 16384 (the run of 2026-11-27 afternoon: 9.00x, sweeps 8.63x..9.76x, down to 1.05x, "
