@@ -161,6 +161,12 @@ def worker_cache() -> Path:
     return Path(os.environ.get("COURSE_WORKER_CACHE") or default)
 
 
+def copy_worker_cache(into: Path) -> None:
+    """The warm worker cache copied into ``into`` (a grading's own, thrown away after it), if there is one."""
+    if worker_cache().is_dir():
+        shutil.copytree(worker_cache(), into, symlinks=True, ignore_dangling_symlinks=True, dirs_exist_ok=True)
+
+
 def worker_env() -> dict:
     env = {k: os.environ[k] for k in WORKER_ENV if k in os.environ}
     root = str(PACKAGE.parent)
@@ -184,8 +190,7 @@ def sandboxed_worker(argv: list[str], env: dict, scratch: Path, pools: Path) -> 
     gpu = torch.cuda.is_available()
     if sandbox.mode() != "none":
         cache = scratch / "cache"
-        if worker_cache().is_dir():
-            shutil.copytree(worker_cache(), cache, symlinks=True, ignore_dangling_symlinks=True, dirs_exist_ok=True)
+        copy_worker_cache(cache)
         env = {**env, "TORCHINDUCTOR_CACHE_DIR": str(cache / "inductor"), "TRITON_CACHE_DIR": str(cache / "triton")}
     # The judge pauses and kills the worker by process group (no new session). On a GPU the worker keeps the
     # host's PID namespace: CUDA IPC with the judge is not verified across PID namespaces yet.
