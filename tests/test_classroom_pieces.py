@@ -216,3 +216,52 @@ def test_nbgrader_processes_stamp_a_new_gradebook_with_the_revision_nbgraders_ow
     finally:
         nbgrader.api.get_alembic_version = original
     assert version == original()
+
+
+def test_a_feedback_run_finds_packages_installed_through_pythonpath(tmp_path, monkeypatch):
+    """A GPU host with no package index gets nbgrader by `pip install --target DIR` and PYTHONPATH=DIR: the feedback
+    run (sandboxed where bubblewrap works) must find what the grader itself found there. Without the caller's
+    PYTHONPATH it found no nbgrader and a 24-student class on 4 x H200 recorded no one (2026-11-27)."""
+    site = tmp_path / "site"
+    (site / "fake_nbgrader").mkdir(parents=True)
+    (site / "fake_nbgrader" / "__main__.py").write_text(
+        "import sys, autograder\nprint('fake nbgrader ran:', sys.argv[1], sys.argv[4])\n")
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    monkeypatch.setattr(grade_student, "NBGRADER", "fake_nbgrader")
+    scratch, reports, log = tmp_path / "scratch", tmp_path / "reports", tmp_path / "feedback.log"
+    scratch.mkdir()
+    reports.mkdir()
+    monkeypatch.chdir(scratch)
+    code = grade_student.feedback_run(scratch, "peggy", "01_eager_mode", reports, log)
+    assert code == 0, log.read_text()
+    assert "fake nbgrader ran: autograde peggy" in log.read_text()
+
+
+def test_the_sandbox_binds_pythonpath_folders_but_never_the_callers_own(tmp_path, monkeypatch):
+    """The instructor's PYTHONPATH is part of the installation; the working directory, a folder above it, or one that
+    holds a class (its submissions, its gradebook) is not, even when PYTHONPATH names it."""
+    from autograder.core import sandbox
+
+    site, course, gradebook_dir, work = (tmp_path / n for n in ("site", "course", "books", "work"))
+    for folder in (site, course / "submitted", gradebook_dir, work):
+        folder.mkdir(parents=True)
+    (gradebook_dir / "gradebook.db").write_bytes(b"")
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(map(str, (site, course, gradebook_dir, tmp_path, "", "/"))))
+    assert sandbox._pythonpath_roots() == [os.path.realpath(site)]
+    assert sandbox.python_path().split(os.pathsep)[:2] == [str(sandbox.PACKAGE.parent), str(site)]
+
+
+def test_a_missing_feedback_notebook_is_reported_with_the_end_of_its_log(tmp_path):
+    """The record step names why a feedback run returned nothing: the last line of its log, printable only."""
+    from autograder.tools.record import log_ending
+
+    unit = tmp_path / "peggy"
+    (unit / "logs").mkdir(parents=True)
+    (unit / "logs" / "01_eager_mode-feedback.log").write_text(
+        "Traceback (most recent call last):\n  ...\nModuleNotFoundError: No module named 'nbgrader'\x1b[0m\n\n")
+    ending = log_ending(unit, "01_eager_mode")
+    assert "its log ends: ModuleNotFoundError: No module named 'nbgrader'?[0m" in ending
+    assert log_ending(unit, "02_compile_pipeline") == ""
+    (unit / "logs" / "03_compile_modes-feedback.log").symlink_to("/etc/hostname")
+    assert log_ending(unit, "03_compile_modes") == ""

@@ -169,8 +169,7 @@ def copy_worker_cache(into: Path) -> None:
 
 def worker_env() -> dict:
     env = {k: os.environ[k] for k in WORKER_ENV if k in os.environ}
-    root = str(PACKAGE.parent)
-    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["PYTHONPATH"] = sandbox.python_path()
     cache = worker_cache()
     env["TORCHINDUCTOR_CACHE_DIR"] = str(cache / "inductor")
     env["TRITON_CACHE_DIR"] = str(cache / "triton")

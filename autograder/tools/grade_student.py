@@ -115,7 +115,7 @@ def feedback_run(scratch: Path, student: str, assignment: str, reports: Path, lo
     env = {k: os.environ[k] for k in FEEDBACK_ENV if k in os.environ}
     env["PATH"] = os.path.dirname(sandbox.reachable(sys.executable)) + os.pathsep + env.get("PATH", "")
     env[REPORT_ENV] = str(reports)
-    env["PYTHONPATH"] = str(sandbox.PACKAGE.parent)
+    env["PYTHONPATH"] = sandbox.python_path()
     cmd = [sys.executable, "-m", NBGRADER, "autograde", assignment, "--student", student, "--force",
            f"--CourseDirectory.root={scratch}", f"--CourseDirectory.db_url=sqlite:///{scratch / 'gradebook.db'}"]
     argv = sandbox.wrap(cmd, writable=[scratch], readable=[reports], cwd=scratch)
