@@ -265,3 +265,26 @@ def test_a_missing_feedback_notebook_is_reported_with_the_end_of_its_log(tmp_pat
     assert log_ending(unit, "02_compile_pipeline") == ""
     (unit / "logs" / "03_compile_modes-feedback.log").symlink_to("/etc/hostname")
     assert log_ending(unit, "03_compile_modes") == ""
+
+
+def test_a_class_whose_feedback_runs_cannot_start_is_refused_before_any_student_is_graded(tmp_path, monkeypatch):
+    """Every unit's feedback run needs nbgrader and a kernel in its environment and sandbox. Where they are missing,
+    make autograde stops at once, saying it is the machine's setup; no unit starts and nothing is recorded (a class on
+    4 x H200 was graded for 20 minutes and then recorded no one)."""
+    import pytest
+
+    from autograder.core import sandbox
+
+    (tmp_path / "course").mkdir()
+    course = new_class(tmp_path / "course", ["alice"])
+    monkeypatch.setattr(grade_student, "FEEDBACK_NEEDS", "import nbgrader_is_not_installed_here\n")
+    started = []
+    monkeypatch.setattr(classroom, "fan_out", lambda *a, **k: started.append(a) or [])
+    with pytest.raises(sandbox.SandboxUnavailable,
+                       match="nbgrader_is_not_installed_here.*not any student's code: nothing was graded"):
+        classroom.autograde(course)
+    assert not started and not (course / "results").exists()
+
+
+def test_the_feedback_preflight_passes_where_feedback_runs_work():
+    grade_student.feedback_preflight()  # this machine's feedback runs start nbgrader and a kernel (the class tests)
