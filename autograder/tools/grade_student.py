@@ -273,12 +273,14 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
                     refused = str(err)
             shutil.rmtree(scratch, ignore_errors=True)
             # seconds: this assignment's own steps (set-up and trusted grading, then its feedback run, which ran
-            # beside the others'); judge_s: the judge process, start-up included; grading_s: the report's own
+            # beside the others'); judge_s: the judge process, start-up included; grading_s: the report's own;
+            # startup_s: the judge's life before it graded (so judge_s - startup_s - grading_s is its ending)
             row = {"seconds": round(judged_s + feedback_s, 1), "judge_s": round(judged_s, 1),
                    "feedback_s": round(feedback_s, 1), "feedback_exit": code}
             if refused:
                 row["feedback_refused"] = refused
-            row.update({"grading_s": round(report.seconds, 1), "points": report.points,
+            row.update({"grading_s": round(report.seconds, 1), "startup_s": report.environment.get("startup_s"),
+                        "points": report.points,
                         "max_points": report.max_points} if report is not None else {"scored": False})
             summary["assignments"][assignment] = row
     summary["seconds"] = round(time.perf_counter() - unit_start, 1)
