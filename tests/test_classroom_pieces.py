@@ -224,6 +224,7 @@ def test_a_feedback_run_finds_packages_installed_through_pythonpath(tmp_path, mo
     PYTHONPATH it found no nbgrader and a 24-student class on 4 x H200 recorded no one (2026-11-27)."""
     site = tmp_path / "site"
     (site / "fake_nbgrader").mkdir(parents=True)
+    (site / "fake_nbgrader-1.0.dist-info").mkdir()  # what pip install --target leaves
     (site / "fake_nbgrader" / "__main__.py").write_text(
         "import sys, autograder\nprint('fake nbgrader ran:', sys.argv[1], sys.argv[4])\n")
     monkeypatch.setenv("PYTHONPATH", str(site))
@@ -238,16 +239,20 @@ def test_a_feedback_run_finds_packages_installed_through_pythonpath(tmp_path, mo
 
 
 def test_the_sandbox_binds_pythonpath_folders_but_never_the_callers_own(tmp_path, monkeypatch):
-    """The instructor's PYTHONPATH is part of the installation; the working directory, a folder above it, or one that
+    """A folder of the instructor's PYTHONPATH that pip installed into is part of the installation; a folder of
+    their own (no package installed: a secret may sit there), the working directory, a folder above it, or one that
     holds a class (its submissions, its gradebook) is not, even when PYTHONPATH names it."""
     from autograder.core import sandbox
 
-    site, course, gradebook_dir, work = (tmp_path / n for n in ("site", "course", "books", "work"))
-    for folder in (site, course / "submitted", gradebook_dir, work):
+    site, course, gradebook_dir, work, own = (tmp_path / n for n in ("site", "course", "books", "work", "own"))
+    for folder in (site / "pkg-1.0.dist-info", course / "submitted", gradebook_dir, work, own):
         folder.mkdir(parents=True)
+    for folder in (course, gradebook_dir, tmp_path):  # installed into, yet a class's or the caller's
+        (folder / "pkg-1.0.dist-info").mkdir()
     (gradebook_dir / "gradebook.db").write_bytes(b"")
+    (own / "secret.txt").write_text("s3cret")
     monkeypatch.chdir(work)
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(map(str, (site, course, gradebook_dir, tmp_path, "", "/"))))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(map(str, (site, course, gradebook_dir, tmp_path, own, "", "/"))))
     assert sandbox._pythonpath_roots() == [os.path.realpath(site)]
     assert sandbox.python_path().split(os.pathsep)[:2] == [str(sandbox.PACKAGE.parent), str(site)]
 
