@@ -51,7 +51,12 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 help: ## list every target with what it does
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
+# A .venv linked from another checkout (a git worktree sharing its environment) would be pointed at this one.
 $(STAMP): pyproject.toml
+	@if [ -L "$(VENV)" ] && case "$$(readlink -f "$(VENV)")" in "$$(pwd -P)"/*) false;; *) true;; esac; then \
+	  echo "$(VENV) links to $$(readlink -f "$(VENV)"), another checkout's environment: installing this course there" \
+	       "would point that checkout's environment at this one. Run make in that checkout, or replace the link" \
+	       "(rm $(VENV); make env)."; exit 1; fi
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet "$(TORCH)" $(if $(CPU_BUILD),--index-url $(TORCH_CPU_INDEX))
 	$(if $(CPU_BUILD),$(CPU_TORCH_CHECK))

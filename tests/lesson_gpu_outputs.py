@@ -58,6 +58,19 @@ def earlier_records(lesson: str) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(EARLIER_DIR.glob(f"*/{lesson}.json"))]
 
 
+def all_records(lesson: str) -> list[dict]:
+    """Every recorded GPU run of the lesson: the record, then the earlier records, oldest first."""
+    return [recorded(lesson), *earlier_records(lesson)]
+
+
+def record_dated(lesson: str, date: str) -> dict:
+    """The one recorded run of the lesson whose ``date`` is ``date`` (as the prose names a run)."""
+    found = [r for r in all_records(lesson) if r["date"] == date]
+    dates = [r["date"] for r in all_records(lesson)]
+    assert len(found) == 1, f"no single record of lessons/{lesson}.ipynb dated {date!r} (recorded: {dates})"
+    return found[0]
+
+
 def earlier_rows(lesson: str) -> list[tuple[str, str]]:
     """(GPU: "H100" or "H200", the table row) for each full-size run of ``lesson`` in benchmarks/notebook-runs.md,
     except the row of the run the record holds. A section's run is named by the first date in its heading and an
@@ -74,5 +87,5 @@ def earlier_rows(lesson: str) -> list[tuple[str, str]]:
     return rows
 
 
-__all__ = ["EARLIER_DIR", "OUT_DIR", "earlier_records", "earlier_rows", "number", "numbers", "output", "prose",
-           "recorded", "says"]
+__all__ = ["EARLIER_DIR", "OUT_DIR", "all_records", "earlier_records", "earlier_rows", "number", "numbers", "output",
+           "prose", "record_dated", "recorded", "says"]

@@ -33,8 +33,9 @@ def _id(case) -> str:
 def _grade(case, policy: Policy = POLICY):
     if "*" in case.checks:
         return _grade_in_a_copy(case, policy)
-    return grade_file(EXERCISES[case.exercise], solution(case.exercise), overrides=[case.path],
-                      only=case.graded_checks(cuda=False), policy=policy)
+    only = None if case.policy == "learner" else case.graded_checks(cuda=False)  # a learner's grading is whole
+    return grade_file(EXERCISES[case.exercise], solution(case.exercise), overrides=[case.path], only=only,
+                      policy=policy)
 
 
 def _grade_in_a_copy(case, policy: Policy):
@@ -66,6 +67,7 @@ def test_every_header_names_real_checks_and_a_known_kind():
         assert case.outcome in ("rejected", "passed", "diagnosed", "secret-hidden"), case.path
         assert case.kind in ("wrong", "cheat", "honest"), case.path
         assert case.device in ("any", "cpu", "gpu"), case.path
+        assert case.policy in ("", "learner"), case.path
         if case.outcome == "rejected":
             assert case.checks or case.gpu_checks, case.path
             assert case.checks or case.note or case.device == "gpu", f"{case.path}: on a CPU nothing would tell it"
@@ -80,7 +82,7 @@ def test_a_wrong_or_cheating_submission_is_rejected_for_its_reason(case, monkeyp
     timeout = 10 if case.name == "infinite_loop" else POLICY.timeout  # it spins a core until the limit
     # A case that only a GPU's timed check rejects is told here by its note: its timed check skips ("needs a
     # CUDA GPU") instead of running against a CPU gate, and the diagnosis after it still runs.
-    gate = POLICY.cpu_gate if case.must_fail(cuda=False) else None
+    gate = POLICY.cpu_gate if case.must_fail(cuda=False) and case.policy != "learner" else None
     report = _grade(case, Policy(POLICY.allow_skip, timeout, gate))
     ok, why = cases.verdict(case, report)
     assert ok, f"{case.name}: {why}\n" + "\n".join(report.lines())

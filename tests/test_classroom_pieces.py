@@ -216,3 +216,80 @@ def test_nbgrader_processes_stamp_a_new_gradebook_with_the_revision_nbgraders_ow
     finally:
         nbgrader.api.get_alembic_version = original
     assert version == original()
+
+
+def test_a_feedback_run_finds_packages_installed_through_pythonpath(tmp_path, monkeypatch):
+    """A GPU host with no package index gets nbgrader by `pip install --target DIR` and PYTHONPATH=DIR: the feedback
+    run (sandboxed where bubblewrap works) must find what the grader itself found there. Without the caller's
+    PYTHONPATH it found no nbgrader and a 24-student class on 4 x H200 recorded no one (2026-11-27)."""
+    site = tmp_path / "site"
+    (site / "fake_nbgrader").mkdir(parents=True)
+    (site / "fake_nbgrader-1.0.dist-info").mkdir()  # what pip install --target leaves
+    (site / "fake_nbgrader" / "__main__.py").write_text(
+        "import sys, autograder\nprint('fake nbgrader ran:', sys.argv[1], sys.argv[4])\n")
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    monkeypatch.setattr(grade_student, "NBGRADER", "fake_nbgrader")
+    scratch, reports, log = tmp_path / "scratch", tmp_path / "reports", tmp_path / "feedback.log"
+    scratch.mkdir()
+    reports.mkdir()
+    monkeypatch.chdir(scratch)
+    code = grade_student.feedback_run(scratch, "peggy", "01_eager_mode", reports, log)
+    assert code == 0, log.read_text()
+    assert "fake nbgrader ran: autograde peggy" in log.read_text()
+
+
+def test_the_sandbox_binds_pythonpath_folders_but_never_the_callers_own(tmp_path, monkeypatch):
+    """A folder of the instructor's PYTHONPATH that pip installed into is part of the installation; a folder of
+    their own (no package installed: a secret may sit there), the working directory, a folder above it, or one that
+    holds a class (its submissions, its gradebook) is not, even when PYTHONPATH names it."""
+    from autograder.core import sandbox
+
+    site, course, gradebook_dir, work, own = (tmp_path / n for n in ("site", "course", "books", "work", "own"))
+    for folder in (site / "pkg-1.0.dist-info", course / "submitted", gradebook_dir, work, own):
+        folder.mkdir(parents=True)
+    for folder in (course, gradebook_dir, tmp_path):  # installed into, yet a class's or the caller's
+        (folder / "pkg-1.0.dist-info").mkdir()
+    (gradebook_dir / "gradebook.db").write_bytes(b"")
+    (own / "secret.txt").write_text("s3cret")
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(map(str, (site, course, gradebook_dir, tmp_path, own, "", "/"))))
+    assert sandbox._pythonpath_roots() == [os.path.realpath(site)]
+    assert sandbox.python_path().split(os.pathsep)[:2] == [str(sandbox.PACKAGE.parent), str(site)]
+
+
+def test_a_missing_feedback_notebook_is_reported_with_the_end_of_its_log(tmp_path):
+    """The record step names why a feedback run returned nothing: the last line of its log, printable only."""
+    from autograder.tools.record import log_ending
+
+    unit = tmp_path / "peggy"
+    (unit / "logs").mkdir(parents=True)
+    (unit / "logs" / "01_eager_mode-feedback.log").write_text(
+        "Traceback (most recent call last):\n  ...\nModuleNotFoundError: No module named 'nbgrader'\x1b[0m\n\n")
+    ending = log_ending(unit, "01_eager_mode")
+    assert "its log ends: ModuleNotFoundError: No module named 'nbgrader'?[0m" in ending
+    assert log_ending(unit, "02_compile_pipeline") == ""
+    (unit / "logs" / "03_compile_modes-feedback.log").symlink_to("/etc/hostname")
+    assert log_ending(unit, "03_compile_modes") == ""
+
+
+def test_a_class_whose_feedback_runs_cannot_start_is_refused_before_any_student_is_graded(tmp_path, monkeypatch):
+    """Every unit's feedback run needs nbgrader and a kernel in its environment and sandbox. Where they are missing,
+    make autograde stops at once, saying it is the machine's setup; no unit starts and nothing is recorded (a class on
+    4 x H200 was graded for 20 minutes and then recorded no one)."""
+    import pytest
+
+    from autograder.core import sandbox
+
+    (tmp_path / "course").mkdir()
+    course = new_class(tmp_path / "course", ["alice"])
+    monkeypatch.setattr(grade_student, "FEEDBACK_NEEDS", "import nbgrader_is_not_installed_here\n")
+    started = []
+    monkeypatch.setattr(classroom, "fan_out", lambda *a, **k: started.append(a) or [])
+    with pytest.raises(sandbox.SandboxUnavailable,
+                       match="nbgrader_is_not_installed_here.*not any student's code: nothing was graded"):
+        classroom.autograde(course)
+    assert not started and not (course / "results").exists()
+
+
+def test_the_feedback_preflight_passes_where_feedback_runs_work():
+    grade_student.feedback_preflight()  # this machine's feedback runs start nbgrader and a kernel (the class tests)

@@ -4,7 +4,10 @@ against torch on a CPU, each tied to the prose or the cell that makes it, so tha
 or a lesson that drops the claim, fails here.
 
 The cells run here are the lesson's own code, read from the notebook. Checked on torch 2.13 (CI); the torch 2.11
-differences the prose names were read in torch 2.11.0's wheel, not run.
+differences the prose names were read in torch 2.11.0's wheel, and the course's H200 run (torch 2.11, 2026-11-27
+afternoon) printed them: the marked block installed once and never reused, no single-use subgraph inlined.
+tests/test_lesson_claims_gpu_01_02.py ties those lines, and the GPU figures the prose quotes for these cells (the
+cost cell's 7.8x per step, the kernel counts and first calls, the six debug files), to that record.
 """
 
 import contextlib

@@ -3,6 +3,8 @@ item 3): each claim checked against torch on a CPU, each tied to the prose or th
 a torch that changes the behaviour, or a lesson that drops the claim, fails here.
 
 The functions are the lesson's own cells' code, read from the notebook, so a test checks what the lesson runs.
+What these cells printed on a GPU (the recordings and their memory included) is tied to the prose in
+tests/test_lesson_claims_gpu_05_06.py.
 """
 
 import inspect

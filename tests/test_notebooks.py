@@ -98,3 +98,40 @@ def test_make_check_runs_the_named_notebooks():
     result = run_make("check", "SIZE=smoke", "DEVICE=cpu", "NOTEBOOKS=lessons/00_start_here.ipynb")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "ok      lessons/00_start_here.ipynb" in result.stdout
+
+
+def test_a_reply_whose_wake_up_a_poll_missed_is_seen_at_the_next_slice_not_at_the_cells_limit():
+    """jupyter/nbclient#312 on a loaded machine: one poll as long as the cell's limit misses the reply's wake-up and
+    returns only at the limit. Stand-in socket: a poll sees only what was ready when it began."""
+    import asyncio
+    import time
+    from queue import Empty
+
+    from jupyter_client.channels import AsyncZMQSocketChannel
+
+    from autograder.tools.run_notebooks import sliced_polls
+
+    ready_at = time.monotonic() + 0.3
+
+    async def missing_poll(self, timeout=None):
+        began = time.monotonic()
+        await asyncio.sleep(timeout)  # the wake-up never comes: the poll waits out its timeout
+        if began >= ready_at:
+            return {"msg_type": "execute_reply"}
+        raise Empty
+
+    channel = object.__new__(AsyncZMQSocketChannel)
+    original = AsyncZMQSocketChannel.get_msg
+    AsyncZMQSocketChannel.get_msg = missing_poll
+    try:
+        with sliced_polls(slice_s=0.2):
+            start = time.monotonic()
+            reply = asyncio.run(AsyncZMQSocketChannel.get_msg(channel, timeout=30))
+            waited = time.monotonic() - start
+        assert reply == {"msg_type": "execute_reply"} and waited < 2, waited  # not 30 s
+        assert AsyncZMQSocketChannel.get_msg is missing_poll  # restored on the way out
+        with sliced_polls(slice_s=0.2), pytest.raises(Empty):  # nothing ever comes: Empty at the limit, as before
+            ready_at = float("inf")
+            asyncio.run(AsyncZMQSocketChannel.get_msg(channel, timeout=0.5))
+    finally:
+        AsyncZMQSocketChannel.get_msg = original

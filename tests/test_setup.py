@@ -1,5 +1,6 @@
 """The two-command setup: one environment, declared twice (pip and conda) and kept in sync."""
 
+import os
 import re
 
 try:
@@ -72,6 +73,21 @@ def test_environment_is_not_rebuilt_when_it_exists():
     # The stamp is newer than pyproject.toml, so make has nothing to do for the environment.
     out = run_make("-n", "env").stdout
     assert "pip install" not in out, out
+
+
+def test_env_refuses_a_venv_that_links_to_another_checkouts_environment(tmp_path):
+    """A worktree whose .venv links to the main checkout's must not re-point that environment's editable install."""
+    other = tmp_path / "main-checkout" / ".venv"
+    (other / "bin").mkdir(parents=True)
+    link = REPO / f".venv-link-test-{os.getpid()}"
+    link.symlink_to(other)
+    try:
+        result = run_make("-B", "env", f"VENV={link.name}")
+    finally:
+        link.unlink()
+    assert result.returncode != 0
+    assert f"{link.name} links to {other}, another checkout's environment" in result.stdout
+    assert sorted(p.name for p in other.iterdir()) == ["bin"]  # nothing was installed there
 
 
 def test_cpu_1_installs_torch_from_the_cpu_index_and_checks_the_build():

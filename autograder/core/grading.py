@@ -161,10 +161,15 @@ def worker_cache() -> Path:
     return Path(os.environ.get("COURSE_WORKER_CACHE") or default)
 
 
+def copy_worker_cache(into: Path) -> None:
+    """The warm worker cache copied into ``into`` (a grading's own, thrown away after it), if there is one."""
+    if worker_cache().is_dir():
+        shutil.copytree(worker_cache(), into, symlinks=True, ignore_dangling_symlinks=True, dirs_exist_ok=True)
+
+
 def worker_env() -> dict:
     env = {k: os.environ[k] for k in WORKER_ENV if k in os.environ}
-    root = str(PACKAGE.parent)
-    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["PYTHONPATH"] = sandbox.python_path()
     cache = worker_cache()
     env["TORCHINDUCTOR_CACHE_DIR"] = str(cache / "inductor")
     env["TRITON_CACHE_DIR"] = str(cache / "triton")
@@ -184,8 +189,7 @@ def sandboxed_worker(argv: list[str], env: dict, scratch: Path, pools: Path) -> 
     gpu = torch.cuda.is_available()
     if sandbox.mode() != "none":
         cache = scratch / "cache"
-        if worker_cache().is_dir():
-            shutil.copytree(worker_cache(), cache, symlinks=True, ignore_dangling_symlinks=True, dirs_exist_ok=True)
+        copy_worker_cache(cache)
         env = {**env, "TORCHINDUCTOR_CACHE_DIR": str(cache / "inductor"), "TRITON_CACHE_DIR": str(cache / "triton")}
     # The judge pauses and kills the worker by process group (no new session). On a GPU the worker keeps the
     # host's PID namespace: CUDA IPC with the judge is not verified across PID namespaces yet.
@@ -785,7 +789,9 @@ class GradeContext:
     def trials(self, fn: Entry | Ref, reference, cases: list[tuple[str, tuple]], tol: Tolerance, name: str,
                out_like=None, no_grad: bool = True) -> int:
         """Each case: the judge's reference on its own copies, the submission's ``fn`` on shared copies, the
-        output compared from the judge's memory, the inputs checked unmodified."""
+        output compared from the judge's memory, the inputs checked unmodified: every earlier case's too, after
+        each call (a red team zeroed the inputs it had kept at the next call)."""
+        start, shown = len(self.pools), []  # shown: (label, the judge's copy, the shared slot) of every input so far
         for label, args in cases:
             mark = len(self.pools)
             expected = reference(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
@@ -796,13 +802,17 @@ class GradeContext:
                 worker_args.append(next(it) if isinstance(a, torch.Tensor) else a)
             out, = self.out_slots([shape], dtype)
             self.call(fn, *worker_args, into=out, keep=False, no_grad=no_grad, what=f"{name} on {label}")
-            for i, (a, s) in enumerate(zip([a for a in args if isinstance(a, torch.Tensor)], slots, strict=True)):
+            shown += [(label, i, a, s) for i, (a, s) in enumerate(zip([a for a in args if isinstance(a, torch.Tensor)],
+                                                                       slots, strict=True))]
+            for seen, i, a, s in shown:
                 if not torch.equal(self.view(s), a):
-                    raise CheckFailed(f"{name} modified its input argument {i} in place (on {label})",
+                    when = "" if seen == label else f", found after its call on {label}"
+                    raise CheckFailed(f"{name} modified its input argument {i} in place (on {seen}{when})",
                                       "inputs belong to the caller: compute into new tensors (no `x.mul_()`, "
-                                      "`x[...] =`, `out=x`)")
+                                      "`x[...] =`, `out=x`), and keep no reference to write into later")
             check_outputs(self.view(out).clone(), expected, tol, f"{name}(...) on {label}")
-            self.drop_pools(mark)
+            self.drop_pools(mark + len(slots))  # the output's pool; the inputs' stay shared until the last case
+        self.drop_pools(start)
         return len(cases)
 
     def outputs_stay_valid(self, fn: Ref, reference, make_x, tol: Tolerance, name: str, hint: str,
@@ -855,6 +865,18 @@ def default_device() -> torch.device:
 
 
 # ---- the loop over checks ----
+
+def process_age_s() -> float | None:
+    """Seconds since this process started (the kernel's clock, 10 ms steps), or None where /proc has no answer:
+    what a judge spends before it grades (Python, torch and CUDA starting) shows in a class's unit times."""
+    try:
+        with open("/proc/self/stat") as f:
+            started = int(f.read().rsplit(")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")
+        with open("/proc/uptime") as f:
+            return round(max(0.0, float(f.read().split()[0]) - started), 2)
+    except (OSError, ValueError, IndexError):
+        return None
+
 
 def grade(exercise: Exercise, session: Session, load: dict, *, device, secret: str, policy: Policy,
           only: list[str] | None = None, progress=None, prepared: dict | None = None,
@@ -1110,7 +1132,7 @@ def grade_file(exercise: Exercise, path: str | Path, *, policy: Policy | None = 
     policy = policy or Policy()
     secret = secret or grading_secret()
     device = torch.device(device) if device else default_device()
-    start = time.perf_counter()
+    start, startup_s = time.perf_counter(), process_age_s()
     try:
         sources = submission_code(Path(path)) + [Path(o).read_text() for o in overrides]
     except SubmissionError as err:
@@ -1134,6 +1156,7 @@ def grade_file(exercise: Exercise, path: str | Path, *, policy: Policy | None = 
         finally:
             session.close()
     report.seconds = time.perf_counter() - start
+    report.environment["startup_s"] = startup_s  # the judge process's life before this grading: Python, torch, CUDA
     report.environment["limit_s"] = policy.timeout
     report.environment["sandbox"] = sandbox.describe(gpu=torch.cuda.is_available())
     late = late_imports(imported)

@@ -183,12 +183,46 @@ def _python_roots() -> list[str]:
     user = site.getusersitepackages() if site.ENABLE_USER_SITE else ""
     if user and user in sys.path and os.path.isdir(user):
         sites.add(os.path.realpath(user))
-    roots = set(prefixes) | {p for p in sites if os.path.isdir(p)}
+    roots = set(prefixes) | {p for p in sites if os.path.isdir(p)} | set(_pythonpath_roots())
     for entry in sys.path:
         real = os.path.realpath(entry) if entry else ""
         if real and os.path.isdir(real) and any(real == r or real.startswith(r + os.sep) for r in roots):
             roots.add(real)
     return sorted(roots)
+
+
+def _pythonpath_roots() -> list[str]:
+    """The folders of the caller's PYTHONPATH that pip installed into (``pip install --target``, as on a GPU host
+    with no package index: they hold a ``*.dist-info``): part of how this Python finds its packages, so the sandbox
+    binds them read-only. Never another folder (one of the caller's own, where a secret or a class's files may be),
+    the working directory or a folder above it, nor one that holds a class's files (a ``submitted`` folder or a
+    gradebook)."""
+    cwd = os.path.realpath(os.getcwd())
+    roots = []
+    for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        real = os.path.realpath(entry) if entry else ""
+        if not real or not os.path.isdir(real) or real == os.sep:
+            continue
+        if cwd == real or cwd.startswith(real + os.sep):
+            continue
+        if os.path.isdir(os.path.join(real, "submitted")) or os.path.exists(os.path.join(real, "gradebook.db")):
+            continue
+        try:
+            installed = any(name.endswith((".dist-info", ".egg-info")) for name in os.listdir(real))
+        except OSError:
+            installed = False
+        if installed:
+            roots.append(real)
+    return roots
+
+
+def python_path() -> str:
+    """PYTHONPATH for a process the grader starts (a worker, a feedback run): the course's package first, then the
+    caller's own entries, so that packages installed beside the interpreter's (``pip install --target``) are found
+    there too. On a GPU host whose nbgrader came that way, a feedback run without them found no nbgrader, and no
+    student of a 24-student class was recorded."""
+    own = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return os.pathsep.join([str(PACKAGE.parent), *own])
 
 
 def reachable(path: str) -> str:
@@ -219,7 +253,7 @@ def preflight() -> None:
     if mode() == "none":
         return
     argv = wrap([sys.executable, "-c", "import autograder"], cwd=Path("/"))
-    env = {**os.environ, "PYTHONPATH": str(PACKAGE.parent)}
+    env = {**os.environ, "PYTHONPATH": python_path()}
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
     except (OSError, subprocess.TimeoutExpired) as err:

@@ -17,7 +17,9 @@ Each file starts with one header line:
   where the note is what tells the case: a diagnosed case, and a rejected one on a device where what rejects it
   (a timed check) cannot run: how a wrong structure that no fact of the judge's shows is still pointed out;
 * device: where the case runs at all: ``any``, ``cpu`` or ``gpu``;
-* class: for cheats, which kind of attack it is (docs/THREAT_MODEL.md numbers them).
+* class: for cheats, which kind of attack it is (docs/THREAT_MODEL.md numbers them);
+* policy: ``learner`` where the CPU suite must grade it as a learner's CPU grading does (no CPU speed gate: the
+  timed checks say they need a GPU) rather than with the suite's CPU gate, because that path is what it attacks.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class Case:
     device: str
     attack: str = ""  # the threat model's class of a cheat
     note: str = ""  # words a diagnosis note must contain
+    policy: str = ""  # "learner": the CPU suite grades it without a CPU speed gate
 
     @property
     def name(self) -> str:
@@ -70,7 +73,7 @@ def parse(path: Path) -> Case:
     exercise = re.sub(r"^ex", "", Path(path).parent.parent.name)
     return Case(exercise, Path(path), fields["outcome"], fields.get("kind", "cheat"), ids(fields["checks"]),
                 ids(fields.get("gpu_checks", "")), fields.get("reason", "-"), fields.get("device", "any"),
-                fields.get("class", ""), fields.get("note", ""))
+                fields.get("class", ""), fields.get("note", ""), fields.get("policy", ""))
 
 
 def cases(exercise: str | None = None, device: str | None = None, kind: str | None = None) -> list[Case]:

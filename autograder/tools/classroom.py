@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.core import sandbox
+from autograder.tools import grade_student
 from autograder.tools.grade_student import RESULT, run_unit, unit_timeout
 from autograder.tools.notebooks import unreadable_reason
 from autograder.tools.paths import REPO
@@ -85,6 +86,7 @@ def autograde(course: Path, workers: int = 1, results: Path | None = None, runne
     if runner not in RUNNERS:
         raise ValueError(f"runner {runner!r}: use one of {', '.join(RUNNERS)}")
     sandbox.preflight()  # a sandbox that cannot start Python fails here, the grader's problem, not as 0 points each
+    grade_student.feedback_preflight()  # likewise a feedback run that cannot start nbgrader or a kernel
     for path in quarantine_unreadable(course):
         print(f"unreadable submission replaced by a zero-scoring notebook with a message: {path}")
     results = results or course / "results"

@@ -20,7 +20,6 @@ import datetime
 import json
 import multiprocessing
 import os
-import shutil
 import signal
 import statistics
 import subprocess
@@ -32,7 +31,7 @@ from pathlib import Path
 import torch
 
 from autograder.core import sandbox
-from autograder.core.grading import Policy, grade_file, worker_cache
+from autograder.core.grading import Policy, copy_worker_cache, grade_file
 from autograder.core.protocol import Report
 from autograder.core.submission import DEFAULT_LIMIT_S, grading_limit
 from autograder.exercises import EXERCISES
@@ -202,10 +201,9 @@ def private_worker_cache():
     if sandbox.mode() != "none":
         yield
         return
-    shared, before = worker_cache(), os.environ.get("COURSE_WORKER_CACHE")
+    before = os.environ.get("COURSE_WORKER_CACHE")
     with tempfile.TemporaryDirectory(prefix="case-worker-cache-") as copy:
-        if shared.is_dir():
-            shutil.copytree(shared, copy, symlinks=True, ignore_dangling_symlinks=True, dirs_exist_ok=True)
+        copy_worker_cache(Path(copy))
         os.environ["COURSE_WORKER_CACHE"] = copy
         try:
             yield

@@ -110,12 +110,50 @@ def released_cells(gradebook: Path, assignment: str) -> frozenset[str]:
     return frozenset(name for (name,) in rows)
 
 
-def feedback_run(scratch: Path, student: str, assignment: str, reports: Path, log: Path) -> int:
-    """nbgrader autograde of one assignment in ``scratch`` (the only writable path), sandboxed, secret-free."""
+def feedback_env(reports: Path) -> dict:
+    """The environment of a feedback run: a few of the grader's variables, never its secret; the caller's
+    PYTHONPATH (sandbox.python_path) so that an nbgrader installed there is found."""
     env = {k: os.environ[k] for k in FEEDBACK_ENV if k in os.environ}
     env["PATH"] = os.path.dirname(sandbox.reachable(sys.executable)) + os.pathsep + env.get("PATH", "")
     env[REPORT_ENV] = str(reports)
-    env["PYTHONPATH"] = str(sandbox.PACKAGE.parent)
+    env["PYTHONPATH"] = sandbox.python_path()
+    return env
+
+
+# what a feedback run needs: nbgrader, and a Python kernel nbclient can start
+FEEDBACK_NEEDS = ("import nbgrader.apps.nbgraderapp, nbclient, ipykernel\n"
+                  "from jupyter_client.kernelspec import KernelSpecManager\n"
+                  "KernelSpecManager().get_kernel_spec('python3')\n")
+
+
+def feedback_preflight() -> None:
+    """Start a feedback run's Python as every unit will (its environment, its sandbox) and import what it needs,
+    once, before any student is graded: raise SandboxUnavailable, saying it is the grading machine's setup, when it
+    cannot. On 4 x H200 a class whose feedback runs could not import nbgrader spent 20 minutes grading and then
+    recorded no one."""
+    with tempfile.TemporaryDirectory(prefix="feedback-preflight-", dir=unit_folder()) as tmp:
+        scratch, reports = Path(tmp) / "scratch", Path(tmp) / "reports"
+        scratch.mkdir()
+        reports.mkdir()
+        argv = sandbox.wrap([sys.executable, "-c", FEEDBACK_NEEDS], writable=[scratch], readable=[reports],
+                            cwd=scratch)
+        try:
+            done = subprocess.run(argv, cwd=scratch, env=feedback_env(reports), capture_output=True, text=True,
+                                  timeout=300)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            raise sandbox.SandboxUnavailable(f"a feedback run's Python could not start: {err}") from None
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["(no output)"]
+        raise sandbox.SandboxUnavailable(
+            f"a feedback run (nbgrader running a student's notebook, sandboxed, with PYTHONPATH="
+            f"{feedback_env(reports)['PYTHONPATH']}) cannot start: {tail[0][:400]}. This is the grading machine's "
+            "setup, not any student's code: nothing was graded or recorded. Install nbgrader, nbclient and ipykernel "
+            "for this Python (or put where they are on PYTHONPATH) and grade again")
+
+
+def feedback_run(scratch: Path, student: str, assignment: str, reports: Path, log: Path) -> int:
+    """nbgrader autograde of one assignment in ``scratch`` (the only writable path), sandboxed, secret-free."""
+    env = feedback_env(reports)
     cmd = [sys.executable, "-m", NBGRADER, "autograde", assignment, "--student", student, "--force",
            f"--CourseDirectory.root={scratch}", f"--CourseDirectory.db_url=sqlite:///{scratch / 'gradebook.db'}"]
     argv = sandbox.wrap(cmd, writable=[scratch], readable=[reports], cwd=scratch)
@@ -235,12 +273,14 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
                     refused = str(err)
             shutil.rmtree(scratch, ignore_errors=True)
             # seconds: this assignment's own steps (set-up and trusted grading, then its feedback run, which ran
-            # beside the others'); judge_s: the judge process, start-up included; grading_s: the report's own
+            # beside the others'); judge_s: the judge process, start-up included; grading_s: the report's own;
+            # startup_s: the judge's life before it graded (so judge_s - startup_s - grading_s is its ending)
             row = {"seconds": round(judged_s + feedback_s, 1), "judge_s": round(judged_s, 1),
                    "feedback_s": round(feedback_s, 1), "feedback_exit": code}
             if refused:
                 row["feedback_refused"] = refused
-            row.update({"grading_s": round(report.seconds, 1), "points": report.points,
+            row.update({"grading_s": round(report.seconds, 1), "startup_s": report.environment.get("startup_s"),
+                        "points": report.points,
                         "max_points": report.max_points} if report is not None else {"scored": False})
             summary["assignments"][assignment] = row
     summary["seconds"] = round(time.perf_counter() - unit_start, 1)

@@ -33,6 +33,24 @@ from autograder.tools.release import nbgrader_command
 FAILED_CSV = "failed.csv"
 
 
+def log_ending(unit: Path, assignment: str, limit: int = 300) -> str:
+    """'; its log ends: ...' with the last line of the unit's feedback log for ``assignment`` (where a missing
+    notebook's cause shows: no nbgrader importable, a kernel that did not start), printable characters only; '' if
+    there is none. The log is the sandboxed run's output: read as a regular file, its tail only."""
+    log = unit / "logs" / f"{assignment}-feedback.log"
+    try:
+        with open_regular(log) as f:
+            f.seek(max(0, os.fstat(f.fileno()).st_size - 4096))
+            text = f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    last = "".join(c if c.isprintable() else "?" for c in lines[-1])[:limit]
+    return f"; its log ends: {last} (all of it: {log})"
+
+
 def collect(course: Path, results: Path):
     """Finished units' reports by student and assignment, their notebooks copied under executed/; the failures
     (student, assignment or '*', reason); and the practice submissions that have no score (student, assignment)."""
@@ -52,7 +70,8 @@ def collect(course: Path, results: Path):
         for report_path in sorted((unit / "reports").glob("*.json")):
             assignment = report_path.stem
             notebook = unit / "autograded" / assignment / f"{assignment}.ipynb"
-            why = "the feedback run returned no notebook" if not notebook.exists() else unreadable_reason(notebook)
+            why = (f"the feedback run returned no notebook{log_ending(unit, assignment)}" if not notebook.exists()
+                   else unreadable_reason(notebook))
             try:
                 report = Report.from_json(report_path.read_text())
             except (ValueError, TypeError, KeyError) as err:

@@ -9,10 +9,12 @@ values given here. Executed copies go to build/notebooks/ (git-ignored); the sou
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
 from pathlib import Path
+from queue import Empty
 
 from autograder.tools.paths import REPO
 
@@ -26,6 +28,37 @@ def runnable_notebooks(root: Path = REPO) -> list[Path]:
     (Student versions in exercises/ are meant to fail until the student fills them in.)
     """
     return sorted((root / "lessons").glob("*.ipynb")) + sorted((root / "solutions").glob("*/*.ipynb"))
+
+
+POLL_SLICE_S = 0.5
+
+
+@contextlib.contextmanager
+def sliced_polls(slice_s: float = POLL_SLICE_S):
+    """nbclient waits for a cell's reply with one poll of the kernel's socket as long as the cell's time limit. On a
+    loaded machine, after a widget cell (``ipywidgets.interact``), that poll sometimes misses the reply's wake-up and
+    returns only at the limit, and the notebook then goes on as if nothing happened (jupyter/nbclient#312): lesson 5's
+    slider cell took exactly its 240 s limit in CI, 900 s on a GPU host; 8 of 24 runs of a six-slider notebook beside
+    a CPU load each lost 30 s, its limit. Polling in slices sees the reply at the next slice (0 of 24 lost any)."""
+    from jupyter_client.channels import AsyncZMQSocketChannel
+
+    original = AsyncZMQSocketChannel.get_msg
+
+    async def get_msg(self, timeout: float | None = None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                return await original(self, timeout=slice_s if left is None else min(slice_s, left))
+            except Empty:
+                if left is not None and left <= slice_s:
+                    raise
+
+    AsyncZMQSocketChannel.get_msg = get_msg
+    try:
+        yield
+    finally:
+        AsyncZMQSocketChannel.get_msg = original
 
 
 class NotebookFailed(RuntimeError):
@@ -50,10 +83,11 @@ def run_notebook(path: Path, *, size: str = "auto", device: str = "auto", out_di
     # A check run is not the learner's own progress: record it beside the executed copies instead.
     os.environ.setdefault("COURSE_PROGRESS_FILE", str(Path(out_dir) / "progress.json"))
     try:
-        papermill.execute_notebook(
-            str(path), str(out), parameters=parameters, kernel_name=KERNEL, cwd=str(path.parent),
-            execution_timeout=timeout, progress_bar=False, log_output=False,
-        )
+        with sliced_polls():
+            papermill.execute_notebook(
+                str(path), str(out), parameters=parameters, kernel_name=KERNEL, cwd=str(path.parent),
+                execution_timeout=timeout, progress_bar=False, log_output=False,
+            )
     except PapermillExecutionError as err:
         raise NotebookFailed(
             f"{rel}: cell {err.cell_index} (execution count {err.exec_count}) raised "

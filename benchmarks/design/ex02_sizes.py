@@ -4,6 +4,7 @@ reference). The reference's way (the model compiled in the default mode, AdamW's
 ``workload.train_step`` with the course protocol (autograder.core.timing.compare); no grader, no process boundary.
 
 Usage: python benchmarks/design/ex02_sizes.py [--device cuda]   (one JSON line per size)
+Run as a script: the reference's way is ex02_sizes_and_drift.reference_step, the file beside it.
 """
 
 from __future__ import annotations
@@ -13,31 +14,16 @@ import json
 import time
 
 import torch
+from ex02_sizes_and_drift import reference_step
 
 from autograder.core.timing import compare
-from autograder.course.models import BlockConfig, make_model, mse
+from autograder.course.models import BlockConfig, make_model
 from autograder.exercises.ex02_compile_pipeline.workload import make_optimizer, train_step
 
 SIZES = [  # (dim, heads, layers, seq, batch); the first is today's "full"
     (128, 4, 4, 128, 8), (128, 4, 4, 128, 16), (128, 4, 4, 256, 8), (256, 4, 4, 128, 8), (128, 4, 8, 128, 8),
     (256, 4, 4, 256, 16),
 ]
-
-
-def reference_step(model, optimizer):
-    compiled = torch.compile(model)
-
-    @torch.compile
-    def optimizer_step():
-        optimizer.step()
-
-    def step(x, y):
-        loss = mse(compiled(x), y)
-        loss.backward()
-        optimizer_step()
-        optimizer.zero_grad(set_to_none=True)
-        return loss.detach()
-    return step
 
 
 def main() -> None:
@@ -56,7 +42,7 @@ def main() -> None:
         start = time.perf_counter()
         ref(*inputs[0])
         first_s = time.perf_counter() - start
-        c = compare(lambda x, y: train_step(eager_model, eager_opt, x, y), ref, inputs, device=args.device)
+        c = compare(lambda x, y, m=eager_model, o=eager_opt: train_step(m, o, x, y), ref, inputs, device=args.device)
         print(json.dumps({"dim": dim, "heads": heads, "layers": layers, "seq": seq, "batch": batch,
                           "speedup": round(c.speedup, 3), "rounds": [round(s, 2) for s in c.round_speedups],
                           "eager_ms": round(c.baseline.median_s * 1e3, 3),

@@ -122,7 +122,12 @@ def _serve(ctx: GradeContext, handle, x: torch.Tensor, what: str, stance: str | 
 
 
 def _eager_request_s(ctx: GradeContext, model, lengths: list[int]) -> float:
-    """The grader's own eager model on one warm-up request, median of five after two (its own clock)."""
+    """The grader's own eager model on one warm-up request, the fastest of five after two (its own clock). The
+    fastest, not the median: other processes on the machine only ever add time to a run, and a yardstick they
+    inflate raises the limit a compile hides under (2-core CPU, smoke size: 0.4 ms quiet; beside eight busy
+    processes one median was 240 ms, the fastest of the same five 0.55 ms, and at 240 ms constant_latency's 6 s
+    requests were under the limit). Sustained load can still inflate the fastest: no timing verdict holds on an
+    oversubscribed machine."""
     x = _x(ctx, "eager-latency", 0, max(lengths))
     times = []
     with torch.no_grad():
@@ -133,7 +138,7 @@ def _eager_request_s(ctx: GradeContext, model, lengths: list[int]) -> float:
             synchronize(ctx.device)
             if i >= 2:
                 times.append(_perf_counter() - start)
-    return statistics.median(times)
+    return min(times)
 
 
 def check_few_graphs(ctx: GradeContext):
