@@ -34,7 +34,7 @@ from pathlib import Path
 
 from autograder.core import sandbox
 from autograder.tools import grade_student
-from autograder.tools.grade_student import RESULT, run_unit, unit_timeout
+from autograder.tools.grade_student import QUARANTINED, RESULT, run_unit, unit_timeout
 from autograder.tools.notebooks import unreadable_reason
 from autograder.tools.paths import REPO
 from autograder.tools.record import record
@@ -72,6 +72,7 @@ def quarantine_unreadable(course: Path) -> list[Path]:
             f"**This submission could not be graded.** The file submitted as `{path.name}` is not a readable "
             f"Jupyter notebook ({reason}). Every check scores 0. The file was kept as `{kept.name}`; ask your "
             "instructor to regrade once a readable notebook is submitted."))
+        nb.metadata[QUARANTINED] = reason  # the unit scores it 0 without a judge (grade_student.not_gradable)
         nbformat.write(nb, path)
         replaced.append(path)
     return replaced
