@@ -3,6 +3,7 @@ the feedback run's private gradebook, a unit's time limit, notebooks nbgrader ca
 and the HTML nbgrader renders from a student's notebook (autograder.tools.safe_html, nbgrader_config.py)."""
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -144,6 +145,7 @@ def test_the_judge_reads_the_secret_from_a_file_in_the_units_own_folder(tmp_path
     monkeypatch.setenv("COURSE_GRADING_SECRET", "the-instructors-secret")
     monkeypatch.setattr(grade_student, "run_judge", judge)
     (tmp_path / "log").write_text("the judge said nothing\n")
+    shutil.copy(REPO / "exercises" / "01_eager_mode" / "01_eager_mode.ipynb", tmp_path / "nb.ipynb")  # to judge
     report = grade_student.trusted_grading("01_eager_mode", tmp_path / "nb.ipynb", tmp_path / "out.json",
                                            tmp_path / "log")
     assert not report.ok()  # no report from the judge: a failed one, with its last lines
