@@ -86,7 +86,16 @@ def summarise(reports: list[Report]) -> dict:
 def summarise_case(case, reports: list[Report]) -> dict:
     """A case's summary, with how many gradings gave the verdict its header promises."""
     summary = summarise(reports)
-    summary["as_promised"] = sum(case_files.verdict(case, r, cuda=True)[0] for r in reports)
+    verdicts = [case_files.verdict(case, r, cuda=True) for r in reports]
+    summary["as_promised"] = sum(ok for ok, _ in verdicts)
+    # how the others went: a check the case must fail passed (a hole); a check an honest case must pass failed; the
+    # rejection came for another reason; or the checks it names were not all graded (a run of an older grader)
+    why = [text for ok, text in verdicts if not ok]
+    summary["otherwise"] = {
+        "slipped through": sum(" passed a " in t for t in why),
+        "wrongly failed": sum(t.startswith("wrongly failed") for t in why),
+        "rejected for another reason": sum("not for the expected reason" in t for t in why),
+        "not all its checks graded": sum("graded" in t for t in why)}
     summary["outcome"], summary["kind"], summary["class"] = case.outcome, case.kind, case.attack
     return summary
 
@@ -330,7 +339,8 @@ def case_verdict(summary: dict) -> str:
     word = {"rejected": "rejected", "diagnosed": "diagnosed"}.get(summary["outcome"], "passed")
     if summary["as_promised"] == summary["runs"]:
         return word if summary["runs"] == 1 else f"{word} {summary['runs']}/{summary['runs']}"
-    return f"WRONG: {word} only {summary['as_promised']}/{summary['runs']}"
+    how = ", ".join(f"{n} {what}" for what, n in summary.get("otherwise", {}).items() if n)
+    return f"WRONG: {word} only {summary['as_promised']}/{summary['runs']}" + (f" ({how})" if how else "")
 
 
 def place_cases(results: dict, summaries: dict[str, dict]) -> None:
