@@ -95,7 +95,8 @@ def summarise_case(case, reports: list[Report]) -> dict:
         "slipped through": sum(" passed a " in t for t in why),
         "wrongly failed": sum(t.startswith("wrongly failed") for t in why),
         "rejected for another reason": sum("not for the expected reason" in t for t in why),
-        "not all its checks graded": sum("graded" in t for t in why)}
+        "not all its checks graded": sum("graded" in t for t in why),
+        "without the note it must show": sum(t.startswith("passed, but") for t in why)}
     summary["outcome"], summary["kind"], summary["class"] = case.outcome, case.kind, case.attack
     return summary
 
