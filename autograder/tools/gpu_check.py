@@ -83,20 +83,35 @@ def summarise(reports: list[Report]) -> dict:
     return out
 
 
+# how a grading went other than its case promises, by the start of cases.verdict's explanation (its texts start so;
+# a message quoted after the start is the submission's and is not read): a check the case must fail passed (a hole);
+# a check an honest case must pass failed; it passed without the note it must show; the rejection came for another
+# reason; or the checks it names were not all graded (a run of an older grader)
+WENT_WRONG = {"wrongly failed": "wrongly failed", "passed, but": "without the note it must show",
+              "no note says": "without the note it must show",
+              "rejected, but not for the expected reason": "rejected for another reason",
+              "nothing was graded": "not all its checks graded", "none of the checks": "not all its checks graded",
+              "not all of the checks": "not all its checks graded"}
+
+
+def went_wrong(explanation: str) -> str:
+    """The WENT_WRONG wording of one of cases.verdict's explanations for a grading that was not as promised."""
+    for start, wording in WENT_WRONG.items():
+        if explanation.startswith(start):
+            return wording
+    return "slipped through"  # "<checks> passed a <kind> case"
+
+
 def summarise_case(case, reports: list[Report]) -> dict:
     """A case's summary, with how many gradings gave the verdict its header promises."""
     summary = summarise(reports)
     verdicts = [case_files.verdict(case, r, cuda=True) for r in reports]
     summary["as_promised"] = sum(ok for ok, _ in verdicts)
-    # how the others went: a check the case must fail passed (a hole); a check an honest case must pass failed; the
-    # rejection came for another reason; or the checks it names were not all graded (a run of an older grader)
-    why = [text for ok, text in verdicts if not ok]
-    summary["otherwise"] = {
-        "slipped through": sum(" passed a " in t for t in why),
-        "wrongly failed": sum(t.startswith("wrongly failed") for t in why),
-        "rejected for another reason": sum("not for the expected reason" in t for t in why),
-        "not all its checks graded": sum("graded" in t for t in why),
-        "without the note it must show": sum(t.startswith("passed, but") for t in why)}
+    otherwise = dict.fromkeys(["slipped through", *WENT_WRONG.values()], 0)
+    for ok, text in verdicts:
+        if not ok:
+            otherwise[went_wrong(text)] += 1
+    summary["otherwise"] = otherwise
     summary["outcome"], summary["kind"], summary["class"] = case.outcome, case.kind, case.attack
     return summary
 
