@@ -3,6 +3,7 @@ the feedback run's private gradebook, a unit's time limit, notebooks nbgrader ca
 and the HTML nbgrader renders from a student's notebook (autograder.tools.safe_html, nbgrader_config.py)."""
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -144,6 +145,7 @@ def test_the_judge_reads_the_secret_from_a_file_in_the_units_own_folder(tmp_path
     monkeypatch.setenv("COURSE_GRADING_SECRET", "the-instructors-secret")
     monkeypatch.setattr(grade_student, "run_judge", judge)
     (tmp_path / "log").write_text("the judge said nothing\n")
+    shutil.copy(REPO / "exercises" / "01_eager_mode" / "01_eager_mode.ipynb", tmp_path / "nb.ipynb")  # to judge
     report = grade_student.trusted_grading("01_eager_mode", tmp_path / "nb.ipynb", tmp_path / "out.json",
                                            tmp_path / "log")
     assert not report.ok()  # no report from the judge: a failed one, with its last lines
@@ -293,3 +295,37 @@ def test_a_class_whose_feedback_runs_cannot_start_is_refused_before_any_student_
 
 def test_the_feedback_preflight_passes_where_feedback_runs_work():
     grade_student.feedback_preflight()  # this machine's feedback runs start nbgrader and a kernel (the class tests)
+
+
+def test_a_notebook_with_nothing_to_grade_scores_0_with_its_reason_and_no_judge(tmp_path, monkeypatch):
+    """No file, a file the unit could not read safely, and make autograde's stand-in for a file that was not a
+    notebook are scored 0 by the unit itself, the reason on every check; a real notebook still goes to the judge,
+    even one whose author copied the stand-in's message (only the mark counts, and it costs its author the points)."""
+    import json
+
+    from autograder.tools.grade_student import QUARANTINED, not_gradable, trusted_grading
+
+    judged = []
+
+    def judge(exercise_id, path, out, log, **_):
+        judged.append(path)
+        log.write_text("a judge ran\n")
+        return None, 1
+
+    monkeypatch.setattr(grade_student, "run_judge", judge)
+    stub = json.loads((REPO / "exercises" / "01_eager_mode" / "01_eager_mode.ipynb").read_text())
+    stand_in = {**stub, "metadata": {**stub["metadata"], QUARANTINED: "JSONDecodeError: Expecting value"}}
+    cases = {"missing.ipynb": None, "unsafe.ipynb": {"unreadable": "reached through a link"},
+             "stand_in.ipynb": stand_in}
+    for name, content in cases.items():
+        notebook = tmp_path / name
+        if content is not None:
+            notebook.write_text(json.dumps(content))
+        why = not_gradable(notebook)
+        report = trusted_grading("01_eager_mode", notebook, tmp_path / f"{name}.json", tmp_path / f"{name}.log")
+        assert why and report.points == 0 and all(why in r.message for r in report.results), name
+    assert not judged
+    (tmp_path / "real.ipynb").write_text(json.dumps(stub))
+    assert not_gradable(tmp_path / "real.ipynb") == ""
+    trusted_grading("01_eager_mode", tmp_path / "real.ipynb", tmp_path / "real.json", tmp_path / "real.log")
+    assert len(judged) == 1
