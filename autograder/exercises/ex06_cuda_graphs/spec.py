@@ -88,7 +88,7 @@ _CAPTURE_HINT = ("a capture fails when something inside it makes the CPU wait fo
                  "lazily: run make_graphed_step in your notebook and read the traceback down to the first error and "
                  "the line of the model's code it went through (model.forward?? shows it). A value the GPU computed, "
                  "read on the host (.item(), an `if` on a tensor, .cpu()), cannot happen during a capture (lesson 6, "
-                 "section 3); lazy set-up (cuBLAS) is what the warm-up is for")
+                 "section 3); lazy set-up (cuBLAS) inside a capture fails too: warm up on a side stream before capturing")
 _OUTPUTS = answer("the outputs, read from the grader's memory, against its own eager model on its own copies of the "
                   "inputs", "ref")
 _CLONE_HINT = ("the graph writes every replay into the same output buffer: return a copy (static_out.clone()), "

@@ -3,7 +3,9 @@
 # as a new process's first CUDA work, the lazy cuBLAS set-up happens inside the capture and the capture fails.
 # It captures the reference's branchless forward (the model's own forward cannot be captured: its host
 # decision); its flaw is its own.
-# This design (an early-exit model, the step captured without its host decision): GPU verdict not measured yet.
+# This design (an early-exit model, the step captured without its host decision), H200 2026-11-27: rejected 3/3 on
+# fresh_process; graded alone, the worker's own capture is its first CUDA work and fails there (the message says
+# "warm up" since; before, "warm-up", which its reason did not match).
 import torch
 
 
