@@ -291,6 +291,101 @@ def test_exercise_03s_model_makes_cudagraph_trees_skip_the_lessons_recipe_but_no
         assert reason is None and not changed
 
 
+def _01_host_reads(fn, *args) -> int:
+    """How many times ``fn(*args)`` reads a tensor's value on the host (aten._local_scalar_dense: .item(), bool(t),
+    `if t:`; on a GPU a copy back and a stream synchronisation), seen by a dispatch mode on a CPU."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    reads = []
+
+    class Reads(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func.overloadpacket is torch.ops.aten._local_scalar_dense:
+                reads.append(func)
+            return func(*args, **(kwargs or {}))
+
+    with torch.no_grad(), Reads():
+        fn(*args)
+    return len(reads)
+
+
+def _01_reference() -> dict:
+    """The reference solution's part (b) cell, run after the imports it needs (not the notebook's other cells)."""
+    nb = nbformat.read(REPO / "solutions" / "01_eager_mode" / "01_eager_mode.ipynb", as_version=4)
+    cell, = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "fast_gelu_bias"]
+    namespace: dict = {}
+    exec("import torch\nfrom autograder.exercises.ex01_eager_mode.workload import SQRT_2_OVER_PI, checked_gelu_bias\n"
+         + cell.source, namespace)  # noqa: S102 - the course's own solution cell
+    return namespace
+
+
+def _01_context(secret: str):
+    from autograder.core.grading import GradeContext
+
+    return GradeContext(EXERCISES["01_eager_mode"], None, torch.device("cpu"), secret)
+
+
+def test_exercise_01s_checked_chain_defeats_the_lessons_recipe_and_the_reference_keeps_its_check():
+    """Exercise 01 (b)'s premise, on a CPU (issue 39 item 2): checked_gelu_bias reads one value on the host per layer
+    (its `if not torch.isfinite(h).all():`), and torch.compile of it as it is (lesson 1's recipe) compiles no graph at
+    all: the break sits inside the loop, so Dynamo runs the whole frame eagerly. The reference's compiled function
+    is one graph with no break, and the reference reads one value per call; it equals the eager chain on finite
+    inputs and raises FloatingPointError on each of the grader's guard inputs, as the eager chain does. Not shown on
+    a CPU: the speeds (benchmarks/design/ex01_transfer.py on a GPU)."""
+    from autograder.exercises.ex01_eager_mode import spec
+    from autograder.exercises.ex01_eager_mode.workload import LAYERS, checked_gelu_bias
+
+    gen = torch.Generator().manual_seed(0)
+    x, bias = torch.randn(64, 96, generator=gen), torch.randn(LAYERS, 96, generator=gen)
+    assert _01_host_reads(checked_gelu_bias, x, bias) == LAYERS
+    as_is = torch._dynamo.explain(checked_gelu_bias)(x, bias)
+    assert as_is.graph_count == 0  # the frame ran eagerly: nothing for Inductor to fuse
+    ref = _01_reference()
+    compiled = torch._dynamo.explain(ref["gelu_bias_layers"])(x, bias)
+    assert (compiled.graph_count, compiled.graph_break_count) == (1, 0)
+    torch._dynamo.reset()
+    assert _01_host_reads(ref["fast_gelu_bias"], x, bias) == 1
+    for label, args in spec.correctness_cases(_01_context("secret 0")):
+        torch.testing.assert_close(ref["fast_gelu_bias"](*args), checked_gelu_bias(*args), rtol=spec.TOL.rtol,
+                                   atol=spec.TOL.atol, msg=label)
+    for _label, args in spec.guard_cases(_01_context("secret 0")):
+        for fn in (checked_gelu_bias, ref["fast_gelu_bias"]):
+            with pytest.raises(FloatingPointError):
+                fn(*args)
+    torch._dynamo.reset()
+
+
+def test_exercise_01s_guard_inputs_raise_in_the_eager_chain_and_each_rejects_a_lesser_check():
+    """Under any secret, checked_gelu_bias raises on every guard input of the grader, and each input rejects its own
+    lesser check: a NaN in x the check dropped; an infinite bias in the last layer a check of the first layer only
+    (every earlier layer is finite); finite inputs that overflow a check of the inputs only. The results on the
+    correctness inputs stay finite, so nothing raises there."""
+    from autograder.exercises.ex01_eager_mode import spec
+    from autograder.exercises.ex01_eager_mode.workload import SQRT_2_OVER_PI, checked_gelu_bias
+
+    def layer(h, b):
+        z = h + b
+        return 0.5 * z * (1.0 + torch.tanh(SQRT_2_OVER_PI * (z + 0.044715 * z * z * z)))
+
+    def first_layer_finite(x, bias):
+        return bool(torch.isfinite(layer(x, bias[0])).all())
+
+    def inputs_finite(x, bias):
+        return bool(torch.isfinite(x).all() and torch.isfinite(bias).all())
+
+    for seed in range(20):
+        ctx = _01_context(f"secret {seed}")
+        (_, nan), (_, last), (_, overflow) = spec.guard_cases(ctx)
+        for args in (nan, last, overflow):
+            with pytest.raises(FloatingPointError):
+                checked_gelu_bias(*args)
+        assert not inputs_finite(*nan)
+        assert first_layer_finite(*last) and not inputs_finite(*last)
+        assert inputs_finite(*overflow) and not first_layer_finite(*overflow)
+    for _, args in spec.correctness_cases(_01_context("secret 1"))[2:]:
+        assert torch.isfinite(checked_gelu_bias(*args)).all()
+
+
 def test_exercise_04_measures_the_breaks_against_the_graders_own_compile_of_the_original():
     """The unchanged BrokenBlock, compiled with its breaks, reached 1.59x over eager on an H100: past the 1.5x
     gate. no_graph_breaks times the fix against the judge's own torch.compile of the original stack (a fact of the
