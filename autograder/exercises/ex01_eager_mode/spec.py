@@ -12,8 +12,10 @@
     function as it is, gains nothing here: the check's host read (``if tensor:``) inside the loop makes Dynamo give up
     on the whole frame (0 graphs; seen on torch 2.13 on a CPU, and on 2.11 on an H200 for a loop with an ``.item()``
     branch: 0.98x). The reference computes the layers and their finiteness in one compiled graph and reads the verdict
-    on the host once per call; dropping the check fails ``fast_gelu_bias_correct``, which feeds inputs on which the
-    eager chain raises (a NaN, an infinite bias in the last layer, finite values that overflow).
+    on the host once per call; dropping the check fails ``fast_gelu_bias_correct``, which probes, in an order drawn
+    from the secret, with inputs on which the eager chain raises (a NaN, an infinite bias before the last layer,
+    finite values that overflow at a later layer or to -inf) and with finite extremes on which it returns (a check
+    of a sum, a bound, the inputs or the first layer is wrong on one of them: a red team's, 2026-11-27).
 """
 
 from __future__ import annotations
@@ -306,41 +308,81 @@ def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
             for i, (s, n) in enumerate(shapes)]
 
 
-def guard_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
-    """Inputs on which checked_gelu_bias raises FloatingPointError, where from the secret: a NaN in x (layer 0), an
-    infinite bias in the last layer only (the layers before it are finite), and finite inputs whose first layer
-    overflows (x + bias past float32's largest value: checking that the inputs are finite is not the same check)."""
-    gen = torch.Generator().manual_seed(ctx.seed("guard"))
-    cases = []
-    for i, what in enumerate(("a NaN in x", "an infinite bias in the last layer",
-                              "finite x and bias whose first layer overflows")):
-        rows, cols = (int(v) for v in torch.randint(2, 300, (2,), generator=gen))
-        layers = int(torch.randint(2, 6, (), generator=gen))
-        x, bias = _inputs(ctx.generator("guard", i, device="cpu"), (rows, cols), "cpu", layers)
-        r, c = int(torch.randint(rows, (), generator=gen)), int(torch.randint(cols, (), generator=gen))
-        if i == 0:
-            x[r, c] = float("nan")
-        elif i == 1:
-            bias[-1, c] = float("inf")
-        else:
-            x[r, c], bias[0, c] = 3e38, 3e38
-        cases.append((f"{what} (shape {(rows, cols)}, {layers} layers)", (x.to(ctx.device), bias.to(ctx.device))))
-    return cases
+# What the probes after the six trials hold, each drawn from the secret. Guards (checked_gelu_bias raises): a NaN in
+# x; an infinite bias (either sign) in a layer that is not the last; finite inputs that overflow at a later layer
+# (2e38 carried through GELU unchanged, then 2e38 more); finite inputs that overflow to -inf at the first layer
+# (GELU(-inf) is NaN). Finite extremes (it returns, and so must the submission): a row of 1e38s, whose sum overflows
+# (a check of the sum is not the check); a bias that cancels a 3e38 input (a bound on |x| + |bias| is not the
+# check); -1e14, whose cube overflows inside the layer while the layer's output is -0 (the guard reads the output).
+GUARDS = ("a NaN in x", "an infinite bias in a layer before the last", "finite values that overflow in a later layer",
+          "finite values that overflow to -inf in the first layer")
+EXTREMES = ("a row of 1e38s (their sum overflows; no activation does)", "a 3e38 input cancelled by its bias",
+            "-1e14 in x (its cube overflows inside the layer; the layer's output is -0)")
+
+
+def _probe(gen: torch.Generator, i: int, ctx: GradeContext, kind: str) -> tuple[str, tuple, bool]:
+    # the timing shape and layer count, which the first two trials compiled: a probe costs no compile (a static
+    # compile per shape, fullgraph=True, met its recompile limit on probes of new shapes) and has no shape of its own
+    (rows, cols), layers = SIZES[ctx.size], LAYERS
+    x, bias = _inputs(ctx.generator("probe", i, device="cpu"), (rows, cols), "cpu", layers)
+    r, c = int(torch.randint(rows, (), generator=gen)), int(torch.randint(cols, (), generator=gen))
+    k = int(torch.randint(1, layers, (), generator=gen))  # a later layer (1..layers-1)
+    if kind == GUARDS[0]:
+        x[r, c] = float("nan")
+    elif kind == GUARDS[1]:
+        bias[k - 1, c] = float("inf") if int(torch.randint(2, (), generator=gen)) else float("-inf")
+    elif kind == GUARDS[2]:
+        x[r, c], bias[:k, c], bias[k, c] = 2e38, 0.0, 2e38
+    elif kind == GUARDS[3]:
+        x[r, c], bias[0, c] = -3e38, -3e38
+    elif kind == EXTREMES[0]:
+        x[r, :] = 1e38
+    elif kind == EXTREMES[1]:
+        x[r, c], bias[0, c] = 3e38, -3e38
+    elif kind == EXTREMES[2]:
+        x[r, c] = -1e14
+    return f"probe {i + 1}: {kind}", (x.to(ctx.device), bias.to(ctx.device)), kind in GUARDS
+
+
+def probe_cases(ctx: GradeContext) -> list[tuple[str, tuple, bool]]:
+    """The probes after the six trials, (label, (x, bias), whether checked_gelu_bias raises), in an order drawn from
+    the secret: two to four guards (always a later layer's overflow and an infinite bias before the last layer) and
+    the three finite extremes, with one plain input among them or not. A function that raises by call count, by
+    the inputs alone, by a sum or a bound, or checks only the first or last layer, is wrong on one of them."""
+    gen = torch.Generator().manual_seed(ctx.seed("probes"))
+    extra = [GUARDS[int(torch.randint(len(GUARDS), (), generator=gen))]
+             for _ in range(int(torch.randint(3, (), generator=gen)))]
+    kinds = [GUARDS[2], GUARDS[1], *extra, *EXTREMES] + (["plain"] if int(torch.randint(2, (), generator=gen)) else [])
+    order = torch.randperm(len(kinds), generator=gen).tolist()
+    return [_probe(gen, i, ctx, kinds[j]) for i, j in enumerate(order)]
 
 
 _GUARD_HINT = ("keep the check: checked_gelu_bias raises FloatingPointError when any layer's activations are not "
-               "finite; compute that verdict as a tensor inside your compiled code and read it once per call")
+               "finite, and only then; compute that verdict as a tensor inside your compiled code and read it once per "
+               "call")
 
 
-def check_guard_kept(ctx: GradeContext) -> int:
-    """Each guard case: the judge's own eager chain raises FloatingPointError on it; the submission must too."""
-    for label, args in guard_cases(ctx):
+def _raised_floating_point_error(err: RemoteError) -> bool:
+    """The exception itself is Python's FloatingPointError or a subclass (by its classes' qualified names, as the
+    worker reports them): a cause further down, or another class of that name, is not what a caller catches."""
+    return "builtins.FloatingPointError" in err.mro
+
+
+def check_probes(ctx: GradeContext) -> int:
+    """Each probe: the judge's own eager chain decides whether it raises; where it raises, the submission must raise
+    FloatingPointError; where it returns, the submission must return its result (compared like the trials)."""
+    probes = probe_cases(ctx)
+    for label, args, raises in probes:
         try:
             checked_gelu_bias(*[a.clone() for a in args])
+            eager_raised = False
         except FloatingPointError:
-            pass
-        else:  # the grader's own inputs are wrong: never the learner's fault
-            raise AssertionError(f"checked_gelu_bias did not raise on {label}")
+            eager_raised = True
+        if eager_raised != raises:  # the grader's own inputs are wrong: never the learner's fault
+            raise AssertionError(f"checked_gelu_bias {'did not raise' if raises else 'raised'} on {label}")
+        if not raises:
+            ctx.trials(Entry("fast_gelu_bias"), checked_gelu_bias, [(label, args)], TOL, "fast_gelu_bias")
+            continue
         mark = len(ctx.pools)
         slots = ctx.put(list(args))
         try:
@@ -349,9 +391,12 @@ def check_guard_kept(ctx: GradeContext) -> int:
             if err.not_implemented:
                 raise CheckFailed("fast_gelu_bias is not written yet (it raises NotImplementedError)",
                                   "replace `raise NotImplementedError()` with your code") from None
-            if "FloatingPointError" not in (err.type, *err.chain):
+            if not _raised_floating_point_error(err):
+                lookalike = (f" (a class of that name that is not Python's FloatingPointError: "
+                             f"{', '.join(err.mro[:2]) or 'its classes unknown'})" if err.type == "FloatingPointError"
+                             else "")
                 raise CheckFailed(f"on {label}, where checked_gelu_bias raises FloatingPointError, fast_gelu_bias "
-                                  f"raised {err.describe()}", _GUARD_HINT) from None
+                                  f"raised {err.describe()}{lookalike}", _GUARD_HINT) from None
             continue
         finally:
             ctx.drop_pools(mark)
@@ -359,15 +404,18 @@ def check_guard_kept(ctx: GradeContext) -> int:
         raise CheckFailed(f"on {label}, where checked_gelu_bias raises FloatingPointError (its activations are not "
                           f"finite), fast_gelu_bias returned ({got}) instead: the check was dropped or checks less",
                           _GUARD_HINT)
-    return len(guard_cases(ctx))
+    return len(probes)
 
 
 def check_fast_correct(ctx: GradeContext):
     ctx.session.reset()  # the hidden stream's shapes must not pile up on the visible one's graphs
     n = ctx.trials(Entry("fast_gelu_bias"), checked_gelu_bias, correctness_cases(ctx), TOL, "fast_gelu_bias")
-    raised = check_guard_kept(ctx)
-    return (f"matches the eager chain on {n} inputs (rtol={TOL.rtol:g}, atol={TOL.atol:g}) and raises "
-            f"FloatingPointError on the {raised} where it raises")
+    probes = probe_cases(ctx)
+    check_probes(ctx)
+    raised = sum(raises for _, _, raises in probes)
+    return (f"matches the eager chain on {n} inputs (rtol={TOL.rtol:g}, atol={TOL.atol:g}), then on {len(probes)} "
+            f"probes in an order of the secret's: raises FloatingPointError on the {raised} where it raises and "
+            f"returns its result on the {len(probes) - raised} with extreme finite values where it does not")
 
 
 def check_fast_speed(ctx: GradeContext):

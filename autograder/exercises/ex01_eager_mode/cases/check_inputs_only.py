@@ -1,4 +1,4 @@
-# outcome: rejected | kind: wrong | checks: fast_gelu_bias_correct | reason: first layer overflows | device: any
+# outcome: rejected | kind: wrong | checks: fast_gelu_bias_correct | reason: overflow | device: any
 # Known wrong: the check moved before the compiled call, on the inputs only (one host read per call, no graph break),
 # as if finite inputs made finite activations. They need not: x + bias can overflow float32 (3e38 + 3e38 = inf), and
 # checked_gelu_bias raises there. Catches the NaN and the infinite bias; the overflow case rejects it, on any device.
