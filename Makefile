@@ -110,7 +110,7 @@ collect: $(STAMP) ## instructors: a learning platform's zip of submissions into 
 	$(BIN)/python -m autograder.tools.collect --assignment "$(ASSIGNMENT)" --zip "$(ZIP)" --names $(or $(NAMES),plain)
 
 warm: $(STAMP) ## instructors: fill the workers' compile cache with the references' compiles (once per machine, torch and grader; autograde runs it)
-	$(BIN)/python -m autograder.tools.warm
+	$(BIN)/python -m autograder.tools.warm --workers $(WORKERS)
 
 autograde: warm ## instructors: grade every student in submitted/ (WORKERS=N at a time, one per GPU), record scores from the trusted reports
 	$(BIN)/python -m autograder.tools.classroom autograde --workers $(WORKERS)

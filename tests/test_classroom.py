@@ -265,6 +265,9 @@ def test_each_student_has_feedback_and_an_unreadable_file_is_kept_and_explained(
     kept = graded_class / "submitted" / "carol" / EX / f"{EX}.ipynb.unreadable"
     assert kept.read_text().startswith('{"cells": [ this is not')
     assert "could not be graded" in (graded_class / "feedback" / "carol" / EX / f"{EX}.html").read_text()
+    # scored 0 with its reason, and no judge started for it (it would only say so, at a GPU's cost)
+    log = (graded_class / "results" / "carol" / "logs" / f"{EX}-grading.log").read_text()
+    assert log.startswith("not graded, no judge started: the file submitted was not a readable Jupyter notebook")
 
 
 def test_a_feedback_page_shows_the_trusted_result_card_and_no_empty_progress_panel(graded_class):

@@ -3,6 +3,7 @@ the feedback run's private gradebook, a unit's time limit, notebooks nbgrader ca
 and the HTML nbgrader renders from a student's notebook (autograder.tools.safe_html, nbgrader_config.py)."""
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -144,6 +145,7 @@ def test_the_judge_reads_the_secret_from_a_file_in_the_units_own_folder(tmp_path
     monkeypatch.setenv("COURSE_GRADING_SECRET", "the-instructors-secret")
     monkeypatch.setattr(grade_student, "run_judge", judge)
     (tmp_path / "log").write_text("the judge said nothing\n")
+    shutil.copy(REPO / "exercises" / "01_eager_mode" / "01_eager_mode.ipynb", tmp_path / "nb.ipynb")  # to judge
     report = grade_student.trusted_grading("01_eager_mode", tmp_path / "nb.ipynb", tmp_path / "out.json",
                                            tmp_path / "log")
     assert not report.ok()  # no report from the judge: a failed one, with its last lines
@@ -224,6 +226,7 @@ def test_a_feedback_run_finds_packages_installed_through_pythonpath(tmp_path, mo
     PYTHONPATH it found no nbgrader and a 24-student class on 4 x H200 recorded no one (2026-11-27)."""
     site = tmp_path / "site"
     (site / "fake_nbgrader").mkdir(parents=True)
+    (site / "fake_nbgrader-1.0.dist-info").mkdir()  # what pip install --target leaves
     (site / "fake_nbgrader" / "__main__.py").write_text(
         "import sys, autograder\nprint('fake nbgrader ran:', sys.argv[1], sys.argv[4])\n")
     monkeypatch.setenv("PYTHONPATH", str(site))
@@ -238,16 +241,20 @@ def test_a_feedback_run_finds_packages_installed_through_pythonpath(tmp_path, mo
 
 
 def test_the_sandbox_binds_pythonpath_folders_but_never_the_callers_own(tmp_path, monkeypatch):
-    """The instructor's PYTHONPATH is part of the installation; the working directory, a folder above it, or one that
+    """A folder of the instructor's PYTHONPATH that pip installed into is part of the installation; a folder of
+    their own (no package installed: a secret may sit there), the working directory, a folder above it, or one that
     holds a class (its submissions, its gradebook) is not, even when PYTHONPATH names it."""
     from autograder.core import sandbox
 
-    site, course, gradebook_dir, work = (tmp_path / n for n in ("site", "course", "books", "work"))
-    for folder in (site, course / "submitted", gradebook_dir, work):
+    site, course, gradebook_dir, work, own = (tmp_path / n for n in ("site", "course", "books", "work", "own"))
+    for folder in (site / "pkg-1.0.dist-info", course / "submitted", gradebook_dir, work, own):
         folder.mkdir(parents=True)
+    for folder in (course, gradebook_dir, tmp_path):  # installed into, yet a class's or the caller's
+        (folder / "pkg-1.0.dist-info").mkdir()
     (gradebook_dir / "gradebook.db").write_bytes(b"")
+    (own / "secret.txt").write_text("s3cret")
     monkeypatch.chdir(work)
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(map(str, (site, course, gradebook_dir, tmp_path, "", "/"))))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(map(str, (site, course, gradebook_dir, tmp_path, own, "", "/"))))
     assert sandbox._pythonpath_roots() == [os.path.realpath(site)]
     assert sandbox.python_path().split(os.pathsep)[:2] == [str(sandbox.PACKAGE.parent), str(site)]
 
@@ -265,3 +272,60 @@ def test_a_missing_feedback_notebook_is_reported_with_the_end_of_its_log(tmp_pat
     assert log_ending(unit, "02_compile_pipeline") == ""
     (unit / "logs" / "03_compile_modes-feedback.log").symlink_to("/etc/hostname")
     assert log_ending(unit, "03_compile_modes") == ""
+
+
+def test_a_class_whose_feedback_runs_cannot_start_is_refused_before_any_student_is_graded(tmp_path, monkeypatch):
+    """Every unit's feedback run needs nbgrader and a kernel in its environment and sandbox. Where they are missing,
+    make autograde stops at once, saying it is the machine's setup; no unit starts and nothing is recorded (a class on
+    4 x H200 was graded for 20 minutes and then recorded no one)."""
+    import pytest
+
+    from autograder.core import sandbox
+
+    (tmp_path / "course").mkdir()
+    course = new_class(tmp_path / "course", ["alice"])
+    monkeypatch.setattr(grade_student, "FEEDBACK_NEEDS", "import nbgrader_is_not_installed_here\n")
+    started = []
+    monkeypatch.setattr(classroom, "fan_out", lambda *a, **k: started.append(a) or [])
+    with pytest.raises(sandbox.SandboxUnavailable,
+                       match="nbgrader_is_not_installed_here.*not any student's code: nothing was graded"):
+        classroom.autograde(course)
+    assert not started and not (course / "results").exists()
+
+
+def test_the_feedback_preflight_passes_where_feedback_runs_work():
+    grade_student.feedback_preflight()  # this machine's feedback runs start nbgrader and a kernel (the class tests)
+
+
+def test_a_notebook_with_nothing_to_grade_scores_0_with_its_reason_and_no_judge(tmp_path, monkeypatch):
+    """No file, a file the unit could not read safely, and make autograde's stand-in for a file that was not a
+    notebook are scored 0 by the unit itself, the reason on every check; a real notebook still goes to the judge,
+    even one whose author copied the stand-in's message (only the mark counts, and it costs its author the points)."""
+    import json
+
+    from autograder.tools.grade_student import QUARANTINED, not_gradable, trusted_grading
+
+    judged = []
+
+    def judge(exercise_id, path, out, log, **_):
+        judged.append(path)
+        log.write_text("a judge ran\n")
+        return None, 1
+
+    monkeypatch.setattr(grade_student, "run_judge", judge)
+    stub = json.loads((REPO / "exercises" / "01_eager_mode" / "01_eager_mode.ipynb").read_text())
+    stand_in = {**stub, "metadata": {**stub["metadata"], QUARANTINED: "JSONDecodeError: Expecting value"}}
+    cases = {"missing.ipynb": None, "unsafe.ipynb": {"unreadable": "reached through a link"},
+             "stand_in.ipynb": stand_in}
+    for name, content in cases.items():
+        notebook = tmp_path / name
+        if content is not None:
+            notebook.write_text(json.dumps(content))
+        why = not_gradable(notebook)
+        report = trusted_grading("01_eager_mode", notebook, tmp_path / f"{name}.json", tmp_path / f"{name}.log")
+        assert why and report.points == 0 and all(why in r.message for r in report.results), name
+    assert not judged
+    (tmp_path / "real.ipynb").write_text(json.dumps(stub))
+    assert not_gradable(tmp_path / "real.ipynb") == ""
+    trusted_grading("01_eager_mode", tmp_path / "real.ipynb", tmp_path / "real.json", tmp_path / "real.log")
+    assert len(judged) == 1

@@ -751,3 +751,12 @@ def test_an_error_wrapped_by_dynamo_is_shown_with_its_cause():
     assert err.first_line() == ("backend='<GraphRecorder object>' raised: TypeError: find_nodes() missing 1 required "
                                 "keyword-only argument: 'target'")
     assert grading.RemoteError({"type": "ValueError", "message": "bad\nmore"}).first_line() == "bad"
+
+
+def test_a_judges_startup_is_its_process_age_when_it_begins_grading():
+    """startup_s (a class's unit times split a judge's life into start, grading and ending with it) is the process's
+    age by the kernel's clock: a process that waits 0.5 s before asking reports at least that."""
+    code = "import time; time.sleep(0.5); from autograder.core.grading import process_age_s; print(process_age_s())"
+    age = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                               env={**os.environ, "PYTHONPATH": str(REPO)}).stdout)
+    assert 0.5 <= age < 30

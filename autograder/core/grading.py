@@ -868,6 +868,18 @@ def default_device() -> torch.device:
 
 # ---- the loop over checks ----
 
+def process_age_s() -> float | None:
+    """Seconds since this process started (the kernel's clock, 10 ms steps), or None where /proc has no answer:
+    what a judge spends before it grades (Python, torch and CUDA starting) shows in a class's unit times."""
+    try:
+        with open("/proc/self/stat") as f:
+            started = int(f.read().rsplit(")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")
+        with open("/proc/uptime") as f:
+            return round(max(0.0, float(f.read().split()[0]) - started), 2)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def grade(exercise: Exercise, session: Session, load: dict, *, device, secret: str, policy: Policy,
           only: list[str] | None = None, progress=None, prepared: dict | None = None,
           reload=None, sources: list[str] | None = None, diagnose: bool = True) -> list[CheckResult]:
@@ -1122,7 +1134,7 @@ def grade_file(exercise: Exercise, path: str | Path, *, policy: Policy | None = 
     policy = policy or Policy()
     secret = secret or grading_secret()
     device = torch.device(device) if device else default_device()
-    start = time.perf_counter()
+    start, startup_s = time.perf_counter(), process_age_s()
     try:
         sources = submission_code(Path(path)) + [Path(o).read_text() for o in overrides]
     except SubmissionError as err:
@@ -1146,6 +1158,7 @@ def grade_file(exercise: Exercise, path: str | Path, *, policy: Policy | None = 
         finally:
             session.close()
     report.seconds = time.perf_counter() - start
+    report.environment["startup_s"] = startup_s  # the judge process's life before this grading: Python, torch, CUDA
     report.environment["limit_s"] = policy.timeout
     report.environment["sandbox"] = sandbox.describe(gpu=torch.cuda.is_available())
     late = late_imports(imported)

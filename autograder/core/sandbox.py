@@ -192,10 +192,11 @@ def _python_roots() -> list[str]:
 
 
 def _pythonpath_roots() -> list[str]:
-    """The folders of the caller's PYTHONPATH (an installation by ``pip install --target``, as on a GPU host with no
-    package index, or a cluster's module system): part of how this Python finds its packages, so the sandbox binds
-    them read-only. Never the working directory or a folder above it, nor one that holds a class's files (a
-    ``submitted`` folder or a gradebook): those are the caller's folders, not an installation."""
+    """The folders of the caller's PYTHONPATH that pip installed into (``pip install --target``, as on a GPU host
+    with no package index: they hold a ``*.dist-info``): part of how this Python finds its packages, so the sandbox
+    binds them read-only. Never another folder (one of the caller's own, where a secret or a class's files may be),
+    the working directory or a folder above it, nor one that holds a class's files (a ``submitted`` folder or a
+    gradebook)."""
     cwd = os.path.realpath(os.getcwd())
     roots = []
     for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
@@ -206,7 +207,12 @@ def _pythonpath_roots() -> list[str]:
             continue
         if os.path.isdir(os.path.join(real, "submitted")) or os.path.exists(os.path.join(real, "gradebook.db")):
             continue
-        roots.append(real)
+        try:
+            installed = any(name.endswith((".dist-info", ".egg-info")) for name in os.listdir(real))
+        except OSError:
+            installed = False
+        if installed:
+            roots.append(real)
     return roots
 
 

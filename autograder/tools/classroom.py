@@ -33,7 +33,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.core import sandbox
-from autograder.tools.grade_student import RESULT, run_unit, unit_timeout
+from autograder.tools import grade_student
+from autograder.tools.grade_student import QUARANTINED, RESULT, run_unit, unit_timeout
 from autograder.tools.notebooks import unreadable_reason
 from autograder.tools.paths import REPO
 from autograder.tools.record import record
@@ -71,6 +72,7 @@ def quarantine_unreadable(course: Path) -> list[Path]:
             f"**This submission could not be graded.** The file submitted as `{path.name}` is not a readable "
             f"Jupyter notebook ({reason}). Every check scores 0. The file was kept as `{kept.name}`; ask your "
             "instructor to regrade once a readable notebook is submitted."))
+        nb.metadata[QUARANTINED] = reason  # the unit scores it 0 without a judge (grade_student.not_gradable)
         nbformat.write(nb, path)
         replaced.append(path)
     return replaced
@@ -85,6 +87,7 @@ def autograde(course: Path, workers: int = 1, results: Path | None = None, runne
     if runner not in RUNNERS:
         raise ValueError(f"runner {runner!r}: use one of {', '.join(RUNNERS)}")
     sandbox.preflight()  # a sandbox that cannot start Python fails here, the grader's problem, not as 0 points each
+    grade_student.feedback_preflight()  # likewise a feedback run that cannot start nbgrader or a kernel
     for path in quarantine_unreadable(course):
         print(f"unreadable submission replaced by a zero-scoring notebook with a message: {path}")
     results = results or course / "results"

@@ -148,7 +148,8 @@ def run(workers: int, out: Path, students: dict[str, str], exercises: list[str])
                 row = rows_of.get(ex, {})
                 submissions.append({"run": "A", "student": student, "assignment": ex,
                                     "notebook_s": row.get("seconds"), "grading_s": row.get("grading_s"),
-                                    "judge_s": row.get("judge_s"), "feedback_s": row.get("feedback_s")})
+                                    "judge_s": row.get("judge_s"), "startup_s": row.get("startup_s"),
+                                    "feedback_s": row.get("feedback_s")})
     gpu = _gpu() or "no GPU"
     section = {
         "how": f"python -m autograder.tools.classroom_check --workers {workers}: {len(students)} students x "
@@ -162,8 +163,9 @@ def run(workers: int, out: Path, students: dict[str, str], exercises: list[str])
     with (out / "timings.csv").open("w", newline="") as f:
         writer = csv.writer(f)
         # notebook_s: the assignment's steps; grading_s: the report's; judge_s: the judge process's (start-up
-        # included); feedback_s: its feedback run (which ran beside the unit's other feedback runs)
-        columns = ["student", "assignment", "notebook_s", "grading_s", "judge_s", "feedback_s"]
+        # included); startup_s: the judge's life before it graded; feedback_s: its feedback run (which ran beside the
+        # unit's other feedback runs)
+        columns = ["student", "assignment", "notebook_s", "grading_s", "judge_s", "startup_s", "feedback_s"]
         writer.writerow(columns)
         writer.writerows([[s[c] for c in columns] for s in submissions])
     print(section["how"] + "\n" + section["timing"])

@@ -51,8 +51,40 @@ def unit_folder() -> str | None:
     return os.environ.get(UNIT_SCRATCH_ENV) or None
 
 
+QUARANTINED = "course_unreadable"  # notebook metadata of the stand-in for an unreadable file (classroom.py)
+
+
+def not_gradable(notebook: Path) -> str:
+    """Why ``notebook`` (the unit's trusted copy) has nothing a judge could grade, or '': no file, a file that
+    could not be read safely (the copy then says so), or the stand-in make autograde put in place of a file that
+    was not a notebook. A student who writes the stand-in's mark into their own notebook only loses its points."""
+    if not notebook.exists():
+        return "no notebook was submitted for this assignment"
+    try:
+        data = json.loads(notebook.read_bytes())
+    except (OSError, ValueError):
+        return ""  # the judge reports what it makes of it
+    if isinstance(data, dict) and set(data) == {"unreadable"}:
+        return f"the submitted file could not be read ({data['unreadable']})"
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    reason = meta.get(QUARANTINED) if isinstance(meta, dict) else None
+    if reason:
+        return f"the file submitted was not a readable Jupyter notebook ({str(reason)[:300]})"
+    return ""
+
+
 def trusted_grading(assignment: str, notebook: Path, out: Path, log: Path) -> Report:
-    """The judge's report on ``notebook`` (a failed report with the judge's last lines if it made none)."""
+    """The judge's report on ``notebook`` (a failed report with the judge's last lines if it made none). A notebook
+    with nothing to grade (not_gradable) scores 0 with the reason, without a judge: six judges that start only to
+    say so cost a class's GPU 86 s a student (4 x H200, 2026-11-27)."""
+    why = not_gradable(notebook)
+    if why:
+        report = Report.failed(get_exercise(assignment), f"not graded: {why}; every check scores 0",
+                               "submit a readable notebook and ask your instructor to regrade",
+                               skip_allowed=os.environ.get(SKIP_ENV) == "1")
+        out.write_text(report.to_json())
+        log.write_text(f"not graded, no judge started: {why}\n")
+        return report
     env = {k: v for k, v in os.environ.items() if k not in ("NBGRADER_EXECUTION", SECRET_ENV)}
     # The judge reads the secret from a 0600 file outside every sandbox, not from its environment: a process
     # that can read other processes' /proc/<pid>/environ finds only the file's name there.
@@ -110,12 +142,50 @@ def released_cells(gradebook: Path, assignment: str) -> frozenset[str]:
     return frozenset(name for (name,) in rows)
 
 
-def feedback_run(scratch: Path, student: str, assignment: str, reports: Path, log: Path) -> int:
-    """nbgrader autograde of one assignment in ``scratch`` (the only writable path), sandboxed, secret-free."""
+def feedback_env(reports: Path) -> dict:
+    """The environment of a feedback run: a few of the grader's variables, never its secret; the caller's
+    PYTHONPATH (sandbox.python_path) so that an nbgrader installed there is found."""
     env = {k: os.environ[k] for k in FEEDBACK_ENV if k in os.environ}
     env["PATH"] = os.path.dirname(sandbox.reachable(sys.executable)) + os.pathsep + env.get("PATH", "")
     env[REPORT_ENV] = str(reports)
     env["PYTHONPATH"] = sandbox.python_path()
+    return env
+
+
+# what a feedback run needs: nbgrader, and a Python kernel nbclient can start
+FEEDBACK_NEEDS = ("import nbgrader.apps.nbgraderapp, nbclient, ipykernel\n"
+                  "from jupyter_client.kernelspec import KernelSpecManager\n"
+                  "KernelSpecManager().get_kernel_spec('python3')\n")
+
+
+def feedback_preflight() -> None:
+    """Start a feedback run's Python as every unit will (its environment, its sandbox) and import what it needs,
+    once, before any student is graded: raise SandboxUnavailable, saying it is the grading machine's setup, when it
+    cannot. On 4 x H200 a class whose feedback runs could not import nbgrader spent 20 minutes grading and then
+    recorded no one."""
+    with tempfile.TemporaryDirectory(prefix="feedback-preflight-", dir=unit_folder()) as tmp:
+        scratch, reports = Path(tmp) / "scratch", Path(tmp) / "reports"
+        scratch.mkdir()
+        reports.mkdir()
+        argv = sandbox.wrap([sys.executable, "-c", FEEDBACK_NEEDS], writable=[scratch], readable=[reports],
+                            cwd=scratch)
+        try:
+            done = subprocess.run(argv, cwd=scratch, env=feedback_env(reports), capture_output=True, text=True,
+                                  timeout=300)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            raise sandbox.SandboxUnavailable(f"a feedback run's Python could not start: {err}") from None
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["(no output)"]
+        raise sandbox.SandboxUnavailable(
+            f"a feedback run (nbgrader running a student's notebook, sandboxed, with PYTHONPATH="
+            f"{feedback_env(reports)['PYTHONPATH']}) cannot start: {tail[0][:400]}. This is the grading machine's "
+            "setup, not any student's code: nothing was graded or recorded. Install nbgrader, nbclient and ipykernel "
+            "for this Python (or put where they are on PYTHONPATH) and grade again")
+
+
+def feedback_run(scratch: Path, student: str, assignment: str, reports: Path, log: Path) -> int:
+    """nbgrader autograde of one assignment in ``scratch`` (the only writable path), sandboxed, secret-free."""
+    env = feedback_env(reports)
     cmd = [sys.executable, "-m", NBGRADER, "autograde", assignment, "--student", student, "--force",
            f"--CourseDirectory.root={scratch}", f"--CourseDirectory.db_url=sqlite:///{scratch / 'gradebook.db'}"]
     argv = sandbox.wrap(cmd, writable=[scratch], readable=[reports], cwd=scratch)
@@ -235,12 +305,14 @@ def grade_student(course: Path, student: str, results: Path) -> dict:
                     refused = str(err)
             shutil.rmtree(scratch, ignore_errors=True)
             # seconds: this assignment's own steps (set-up and trusted grading, then its feedback run, which ran
-            # beside the others'); judge_s: the judge process, start-up included; grading_s: the report's own
+            # beside the others'); judge_s: the judge process, start-up included; grading_s: the report's own;
+            # startup_s: the judge's life before it graded (so judge_s - startup_s - grading_s is its ending)
             row = {"seconds": round(judged_s + feedback_s, 1), "judge_s": round(judged_s, 1),
                    "feedback_s": round(feedback_s, 1), "feedback_exit": code}
             if refused:
                 row["feedback_refused"] = refused
-            row.update({"grading_s": round(report.seconds, 1), "points": report.points,
+            row.update({"grading_s": round(report.seconds, 1), "startup_s": report.environment.get("startup_s"),
+                        "points": report.points,
                         "max_points": report.max_points} if report is not None else {"scored": False})
             summary["assignments"][assignment] = row
     summary["seconds"] = round(time.perf_counter() - unit_start, 1)
