@@ -304,3 +304,34 @@ def test_an_unsandboxed_case_grading_writes_a_copy_of_the_worker_cache_never_the
     assert worker_cache() == shared
     assert not (shared / "inductor" / "autotune-results-mlp").exists()  # the next grading starts without it
     assert not copy.exists()
+
+
+def test_a_case_that_went_wrong_says_how_a_hole_from_a_reason_or_an_older_run():
+    """A cheat whose targeted check passed is a hole; one rejected with another message, or a run of an older grader
+    that graded fewer checks, is not: the results table says which (rows read as holes that were neither)."""
+    from autograder.tools.gpu_check import case_verdict
+
+    base = {"outcome": "rejected", "runs": 3, "as_promised": 1}
+    assert case_verdict({**base, "otherwise": {"slipped through": 1, "rejected for another reason": 1,
+                                               "not all its checks graded": 0}}) == \
+        "WRONG: rejected only 1/3 (1 slipped through, 1 rejected for another reason)"
+    assert case_verdict({**base, "as_promised": 3}) == "rejected 3/3"
+    assert case_verdict({"outcome": "passed", "runs": 1, "as_promised": 0,
+                         "otherwise": {"not all its checks graded": 1}}) == \
+        "WRONG: passed only 0/1 (1 not all its checks graded)"
+
+
+def test_how_a_case_went_wrong_is_read_from_the_start_of_the_verdict_never_from_a_quoted_message():
+    """cases.verdict's explanations each start their own way; the submission's own message, quoted after that start,
+    may say anything ("passed a", "graded") without moving a grading to another column."""
+    from autograder.tools.gpu_check import went_wrong
+
+    assert went_wrong("speed passed a cheat case") == "slipped through"
+    assert went_wrong("wrongly failed: [FAIL] speed (0/4): nothing was graded") == "wrongly failed"
+    assert went_wrong("rejected, but not for the expected reason 'differs': speed passed a cheat case") == \
+        "rejected for another reason"
+    assert went_wrong("passed, but no note says '1 graph' (notes: none)") == "without the note it must show"
+    assert went_wrong("no note says '1 graph' (notes: none)") == "without the note it must show"
+    for ungraded in ("nothing was graded", "none of the checks ['speed'] were graded",
+                     "not all of the checks ['speed'] were graded"):
+        assert went_wrong(ungraded) == "not all its checks graded"

@@ -30,7 +30,7 @@ def test_with_several_gpus_the_references_are_warmed_at_once_one_gpu_each(tmp_pa
     from types import SimpleNamespace
 
     monkeypatch.setenv("COURSE_WORKER_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(warm, "_gpus", lambda: 4)
+    monkeypatch.setattr(warm, "gpu_count", lambda: 4)
     monkeypatch.setattr(warm, "stamp", lambda: {"torch": "t", "grader": "g", "device": "4 GPUs"})
     running, seen, lock = [], [], threading.Lock()
 
@@ -57,6 +57,6 @@ def test_on_a_cpu_the_references_are_warmed_one_at_a_time(tmp_path, monkeypatch)
     from types import SimpleNamespace
 
     monkeypatch.setenv("COURSE_WORKER_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(warm, "_gpus", lambda: 0)
+    monkeypatch.setattr(warm, "gpu_count", lambda: 0)
     monkeypatch.setattr(warm.subprocess, "run", lambda *a, **k: SimpleNamespace(returncode=0, stdout="", stderr=""))
     assert warm.warm(workers=4)["at_once"] == 1

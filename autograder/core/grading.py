@@ -866,8 +866,6 @@ def default_device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-# ---- the loop over checks ----
-
 def process_age_s() -> float | None:
     """Seconds since this process started (the kernel's clock, 10 ms steps), or None where /proc has no answer:
     what a judge spends before it grades (Python, torch and CUDA starting) shows in a class's unit times."""
@@ -879,6 +877,8 @@ def process_age_s() -> float | None:
     except (OSError, ValueError, IndexError):
         return None
 
+
+# ---- the loop over checks ----
 
 def grade(exercise: Exercise, session: Session, load: dict, *, device, secret: str, policy: Policy,
           only: list[str] | None = None, progress=None, prepared: dict | None = None,

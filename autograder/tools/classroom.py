@@ -25,21 +25,18 @@ import argparse
 import csv
 import json
 import os
-import queue
 import shutil
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.core import sandbox
-from autograder.tools import grade_student
-from autograder.tools.grade_student import QUARANTINED, RESULT, run_unit, unit_timeout
+from autograder.tools.grade_student import QUARANTINED, RESULT, feedback_preflight, run_unit, unit_timeout
 from autograder.tools.notebooks import unreadable_reason
 from autograder.tools.paths import REPO
 from autograder.tools.record import record
 from autograder.tools.release import generate, run_nbgrader
-from autograder.tools.slots import slots
+from autograder.tools.slots import run_in_slots, slots
 
 RUNNERS = ("local", "ray")  # autograde's fan-out: slots on this host (fan_out), or Ray tasks (tools.ray_runner)
 
@@ -87,7 +84,7 @@ def autograde(course: Path, workers: int = 1, results: Path | None = None, runne
     if runner not in RUNNERS:
         raise ValueError(f"runner {runner!r}: use one of {', '.join(RUNNERS)}")
     sandbox.preflight()  # a sandbox that cannot start Python fails here, the grader's problem, not as 0 points each
-    grade_student.feedback_preflight()  # likewise a feedback run that cannot start nbgrader or a kernel
+    feedback_preflight()  # likewise a feedback run that cannot start nbgrader or a kernel
     for path in quarantine_unreadable(course):
         print(f"unreadable submission replaced by a zero-scoring notebook with a message: {path}")
     results = results or course / "results"
@@ -140,33 +137,25 @@ def mark_unfinished(results: Path, student: str) -> None:
 def fan_out(course: Path, students: list[str], results: Path, workers: int, retries: int = 1) -> list[str]:
     """Run one grading unit per student, ``workers`` at a time; a unit that ends without its result (killed, a
     lost node) is run again up to ``retries`` times. Returns the students whose unit never finished."""
-    free: queue.Queue = queue.Queue()
-    for s in slots(workers):
-        free.put(s)
-
-    def unit(student: str) -> bool:
-        slot = free.get()
-        try:
-            for attempt in range(retries + 1):
-                start = time.perf_counter()
-                cmd = [sys.executable, "-m", "autograder.tools.grade_student", "--course", str(course),
-                       "--student", student, "--results", str(results)]
-                code, out, err = run_unit(cmd, env={**os.environ, **slot["env"]}, timeout=unit_timeout(course, student),
-                                          preexec_fn=lambda: os.sched_setaffinity(0, slot["cores"]), name=student)
-                print(f"[{student}] {out.strip()} ({time.perf_counter() - start:.1f} s, cores "
-                      f"{slot['cores'][0]}-{slot['cores'][-1]})", flush=True)
-                if code == 0 and (results / student / RESULT).exists():
-                    return True
-                print(f"[{student}] attempt {attempt + 1} ended without a result (exit {code}): "
-                      f"{err.strip()[-500:]}", flush=True)
-                if code == "timeout":  # it would only run out of time again
-                    break
-        finally:
-            free.put(slot)
+    def unit(student: str, slot: dict) -> bool:
+        for attempt in range(retries + 1):
+            start = time.perf_counter()
+            cmd = [sys.executable, "-m", "autograder.tools.grade_student", "--course", str(course),
+                   "--student", student, "--results", str(results)]
+            code, out, err = run_unit(cmd, env={**os.environ, **slot["env"]}, timeout=unit_timeout(course, student),
+                                      preexec_fn=lambda: os.sched_setaffinity(0, slot["cores"]), name=student)
+            print(f"[{student}] {out.strip()} ({time.perf_counter() - start:.1f} s, cores "
+                  f"{slot['cores'][0]}-{slot['cores'][-1]})", flush=True)
+            if code == 0 and (results / student / RESULT).exists():
+                return True
+            print(f"[{student}] attempt {attempt + 1} ended without a result (exit {code}): "
+                  f"{err.strip()[-500:]}", flush=True)
+            if code == "timeout":  # it would only run out of time again
+                break
         return False
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return [s for s, finished in zip(students, pool.map(unit, students), strict=True) if not finished]
+    finished = run_in_slots(slots(workers), students, unit)
+    return [s for s, done in zip(students, finished, strict=True) if not done]
 
 
 def feedback(course: Path) -> list[Path]:

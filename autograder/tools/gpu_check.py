@@ -83,10 +83,35 @@ def summarise(reports: list[Report]) -> dict:
     return out
 
 
+# how a grading went other than its case promises, by the start of cases.verdict's explanation (its texts start so;
+# a message quoted after the start is the submission's and is not read): a check the case must fail passed (a hole);
+# a check an honest case must pass failed; it passed without the note it must show; the rejection came for another
+# reason; or the checks it names were not all graded (a run of an older grader)
+WENT_WRONG = {"wrongly failed": "wrongly failed", "passed, but": "without the note it must show",
+              "no note says": "without the note it must show",
+              "rejected, but not for the expected reason": "rejected for another reason",
+              "nothing was graded": "not all its checks graded", "none of the checks": "not all its checks graded",
+              "not all of the checks": "not all its checks graded"}
+
+
+def went_wrong(explanation: str) -> str:
+    """The WENT_WRONG wording of one of cases.verdict's explanations for a grading that was not as promised."""
+    for start, wording in WENT_WRONG.items():
+        if explanation.startswith(start):
+            return wording
+    return "slipped through"  # "<checks> passed a <kind> case"
+
+
 def summarise_case(case, reports: list[Report]) -> dict:
     """A case's summary, with how many gradings gave the verdict its header promises."""
     summary = summarise(reports)
-    summary["as_promised"] = sum(case_files.verdict(case, r, cuda=True)[0] for r in reports)
+    verdicts = [case_files.verdict(case, r, cuda=True) for r in reports]
+    summary["as_promised"] = sum(ok for ok, _ in verdicts)
+    otherwise = dict.fromkeys(["slipped through", *WENT_WRONG.values()], 0)
+    for ok, text in verdicts:
+        if not ok:
+            otherwise[went_wrong(text)] += 1
+    summary["otherwise"] = otherwise
     summary["outcome"], summary["kind"], summary["class"] = case.outcome, case.kind, case.attack
     return summary
 
@@ -330,7 +355,8 @@ def case_verdict(summary: dict) -> str:
     word = {"rejected": "rejected", "diagnosed": "diagnosed"}.get(summary["outcome"], "passed")
     if summary["as_promised"] == summary["runs"]:
         return word if summary["runs"] == 1 else f"{word} {summary['runs']}/{summary['runs']}"
-    return f"WRONG: {word} only {summary['as_promised']}/{summary['runs']}"
+    how = ", ".join(f"{n} {what}" for what, n in summary.get("otherwise", {}).items() if n)
+    return f"WRONG: {word} only {summary['as_promised']}/{summary['runs']}" + (f" ({how})" if how else "")
 
 
 def place_cases(results: dict, summaries: dict[str, dict]) -> None:

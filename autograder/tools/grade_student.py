@@ -169,16 +169,16 @@ def feedback_preflight() -> None:
         reports.mkdir()
         argv = sandbox.wrap([sys.executable, "-c", FEEDBACK_NEEDS], writable=[scratch], readable=[reports],
                             cwd=scratch)
+        env = feedback_env(reports)
         try:
-            done = subprocess.run(argv, cwd=scratch, env=feedback_env(reports), capture_output=True, text=True,
-                                  timeout=300)
+            done = subprocess.run(argv, cwd=scratch, env=env, capture_output=True, text=True, timeout=300)
         except (OSError, subprocess.TimeoutExpired) as err:
             raise sandbox.SandboxUnavailable(f"a feedback run's Python could not start: {err}") from None
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["(no output)"]
         raise sandbox.SandboxUnavailable(
             f"a feedback run (nbgrader running a student's notebook, sandboxed, with PYTHONPATH="
-            f"{feedback_env(reports)['PYTHONPATH']}) cannot start: {tail[0][:400]}. This is the grading machine's "
+            f"{env['PYTHONPATH']}) cannot start: {tail[0][:400]}. This is the grading machine's "
             "setup, not any student's code: nothing was graded or recorded. Install nbgrader, nbclient and ipykernel "
             "for this Python (or put where they are on PYTHONPATH) and grade again")
 

@@ -19,17 +19,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import queue
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 from autograder.core.grading import package_digest, worker_cache
 from autograder.core.protocol import SECRET_ENV
 from autograder.exercises import EXERCISES
 from autograder.tools.paths import SOLUTIONS
-from autograder.tools.slots import slots
+from autograder.tools.slots import gpu_count, run_in_slots, slots
 
 MARKER = "warmed.json"
 # the longest first, so that several GPUs end together (02's training step compiles longest)
@@ -59,27 +57,21 @@ def warm(exercises: list[str] | None = None, force: bool = False, workers: int =
             pass
     env = {k: v for k, v in os.environ.items() if not k.startswith(SECRET_ENV)}
     env["COURSE_SANDBOX"] = "none"  # the course's own code: its worker writes the shared cache itself
-    gpus = _gpus()
+    gpus = gpu_count()
     at_once = max(1, min(workers, gpus, len(wanted))) if gpus else 1
-    free: queue.Queue = queue.Queue()
-    for slot in slots(at_once, gpus=gpus) if at_once > 1 else [{"cores": None, "env": {}}]:
-        free.put(slot)
 
-    def grade(exercise: str):
-        slot = free.get()
-        try:
-            start = time.perf_counter()
-            pin = (lambda: os.sched_setaffinity(0, slot["cores"])) if slot["cores"] else None
-            done = subprocess.run([sys.executable, "-m", "autograder", "grade", exercise,
-                                   str(SOLUTIONS / exercise / f"{exercise}.ipynb"), "--allow-skip"],
-                                  env={**env, **slot["env"]}, capture_output=True, text=True, preexec_fn=pin)
-            return exercise, round(time.perf_counter() - start, 1), done
-        finally:
-            free.put(slot)
+    def grade(exercise: str, slot: dict):
+        start = time.perf_counter()
+        pin = (lambda: os.sched_setaffinity(0, slot["cores"])) if slot["cores"] else None
+        done = subprocess.run([sys.executable, "-m", "autograder", "grade", exercise,
+                               str(SOLUTIONS / exercise / f"{exercise}.ipynb"), "--allow-skip"],
+                              env={**env, **slot["env"]}, capture_output=True, text=True, preexec_fn=pin)
+        return exercise, round(time.perf_counter() - start, 1), done
 
     order = sorted(wanted, key=lambda e: LONGEST_FIRST.index(e) if e in LONGEST_FIRST else len(LONGEST_FIRST))
-    with ThreadPoolExecutor(max_workers=at_once) as pool:
-        graded = list(pool.map(grade, order))
+    # one at a time: unpinned, as before there were slots
+    layout = slots(at_once, gpus=gpus) if at_once > 1 else [{"cores": None, "env": {}}]
+    graded = run_in_slots(layout, order, grade)
     seconds = {}
     for exercise, took, done in graded:
         seconds[exercise] = took
@@ -90,12 +82,6 @@ def warm(exercises: list[str] | None = None, force: bool = False, workers: int =
     marker.parent.mkdir(parents=True, exist_ok=True)
     marker.write_text(json.dumps(now, indent=1))
     return {"warm": "done", "seconds": seconds, "at_once": at_once, **now}
-
-
-def _gpus() -> int:
-    import torch
-
-    return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
 def main(argv: list[str] | None = None) -> int:
