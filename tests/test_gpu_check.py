@@ -335,3 +335,46 @@ def test_how_a_case_went_wrong_is_read_from_the_start_of_the_verdict_never_from_
     for ungraded in ("nothing was graded", "none of the checks ['speed'] were graded",
                      "not all of the checks ['speed'] were graded"):
         assert went_wrong(ungraded) == "not all its checks graded"
+
+
+def test_gpu_specific_cases_include_the_honest_ones_that_must_pass_a_speed_gate():
+    """An honest case graded on a speed check passes only where a GPU times it, so `--gpu-specific` grades it (it
+    left out 01 extra_clone, 05 mark_dynamic and four more until 2026-11-27); a case a CPU decides stays out."""
+    from autograder.tools.gpu_check import selected_cases, timed
+
+    chosen = {f"{c.exercise}/{c.name}": c for c in selected_cases(["01_eager_mode", "05_dynamic_shapes"],
+                                                                 gpu_specific=True)}
+    for name in ("01_eager_mode/extra_clone", "05_dynamic_shapes/mark_dynamic"):
+        assert name in chosen and chosen[name].kind == "honest" and chosen[name].device == "any"
+        assert timed(chosen[name])
+    every = {f"{c.exercise}/{c.name}": c for c in selected_cases(["01_eager_mode"])}
+    cpu_decided = [n for n, c in every.items() if c.device == "any" and not c.gpu_checks and not timed(c)]
+    assert cpu_decided and not set(cpu_decided) & set(chosen)
+
+
+def test_timed_cases_go_in_rounds_so_a_deadline_cuts_every_case_short_alike(tmp_path, monkeypatch):
+    """Timed cases are graded one at a time, one grading per case in each round: a sitting's deadline leaves each
+    case with about as many gradings as the others, not the first case with all of them and the rest with none
+    (2026-11-27: 03 autotune_then_hand_capture got 8 gradings and the other 03 cases none). Gradings here are
+    sleeps of known length, on no GPU."""
+    import time
+
+    from autograder.core.protocol import CheckResult
+    from autograder.tools import gpu_check
+
+    names = ["01_eager_mode/eager", "01_eager_mode/backend_eager"]
+    cases = {f"{c.exercise}/{c.name}": c for c in gpu_check.selected_cases(["01_eager_mode"], kinds=["wrong"])}
+    assert all(gpu_check.timed(cases[n]) for n in names)
+
+    def grading(fn, exercise_id, path, only, alone):  # 0.2 s, failing the checks it was asked for
+        time.sleep(0.2)
+        return Report(exercise_id, [CheckResult(c, c, "correctness", 0.0, 1, "failed", "no") for c in only],
+                      {"gpu": "GPU A"}, 0.2, False).to_json()
+
+    monkeypatch.setattr(gpu_check, "in_fresh_judge", grading)
+    lines = []
+    gpu_check.check_cases(["01_eager_mode"], 10, 1, lines.append, RawRuns(tmp_path, accumulate=False), names=names,
+                          budget=gpu_check.Budget(1.1, first_s=0.2))
+    count = [len(RawRuns.read(tmp_path / "gpu-runs" / f"{n.replace('/', '.')}.jsonl")) for n in names]
+    assert sum(count) >= 4 and abs(count[0] - count[1]) <= 1, count
+    assert any("not enough for case 01_eager_mode" in line for line in lines)

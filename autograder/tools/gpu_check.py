@@ -260,17 +260,18 @@ def _judge_process() -> None:
 def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_specific: bool = False,
                 names: list[str] | None = None, budget: Budget | None = None, until: int | None = None,
                 kinds: list[str] | None = None, gpu: str | None = None) -> dict[str, dict]:
-    """Every GPU-capable case of the exercises, ``runs`` gradings each. The cases whose verdicts rest on no clock
-    go first, in rounds of one grading per case, ``jobs`` at a time, each judged in a process of its own (judges
+    """Every GPU-capable case of the exercises, ``runs`` gradings each. The cases whose verdicts rest on no clock go
+    first, in rounds of one grading per case, ``jobs`` at a time, each judged in a process of its own (judges
     sharing one process would share the GIL, Dynamo's caches and the measured copy bandwidth, which no real grading
-    does); then the timed ones, one at a time, like the references; last the cases that touch the grader's own
-    files (every check at stake), so they cannot disturb the others' gradings. ``gpu_specific``: only the cases
-    whose verdict a GPU changes (the CPU suite runs the rest). ``names``: only these cases (``exercise/name``);
-    ``kinds``: only these kinds (wrong, cheat, honest). ``until``: instead of ``runs``, as many gradings as bring
-    each case's file to ``until`` runs of this GPU (``gpu``, the device's name; a file of another GPU model starts
-    over: a file keeps one GPU's runs). ``budget``: nothing is started that would not end before its deadline (a
-    round: as long as the longest round so far; a case graded alone: the longest case of its exercise so far).
-    Every grading is written to its file as it ends, so a sitting cut short keeps all it finished."""
+    does); then the timed ones, one at a time, like the references, also in rounds (a deadline cuts every case short
+    alike, not the last ones whole); last the cases that touch the grader's own files (every check at stake), so
+    they cannot disturb the others' gradings. ``gpu_specific``: only the cases whose verdict a GPU changes (the CPU
+    suite runs the rest; an honest case graded on a speed gate passes only on a GPU). ``names``: only these cases
+    (``exercise/name``); ``kinds``: only these kinds (wrong, cheat, honest). ``until``: instead of ``runs``, as many
+    gradings as bring each case's file to ``until`` runs of this GPU (``gpu``, the device's name; a file of another
+    GPU model starts over: a file keeps one GPU's runs). ``budget``: nothing is started that would not end before
+    its deadline (a round: as long as the longest round so far; a case graded alone: the longest case of its
+    exercise so far). Every grading is written to its file as it ends, so a sitting cut short keeps all it finished."""
     budget = budget or Budget()
     todo = selected_cases(exercise_ids, gpu_specific, names, kinds)
     last = [c for c in todo if "*" in c.checks]
@@ -316,16 +317,20 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
                 add(case, report)
     for case in parallel:
         record(case)
-    for case in serial + last:
-        try:
-            while left[case] > 0:  # expected to last as long as the longest case of its exercise so far
+    for group in (serial, last):  # in rounds, one grading per case each: a deadline cuts every case short alike
+        refused = set()
+        while pending := [c for c in group if left[c] > 0 and c not in refused]:
+            for case in pending:  # expected to last as long as the longest case of its exercise so far
                 if budget.refuses(f"case {case.exercise}", f"case {case.exercise}/{case.name}", log):
-                    break
-                add(case, budget.run(f"case {case.exercise}", in_fresh_judge, _grade_case, case.exercise,
-                                     str(case.path), only(case), True))
-        finally:
-            (Path(__file__).resolve().parents[1] / "zz_redteam_injected.py").unlink(missing_ok=True)
-        record(case)
+                    refused.add(case)
+                    continue
+                try:
+                    add(case, budget.run(f"case {case.exercise}", in_fresh_judge, _grade_case, case.exercise,
+                                         str(case.path), only(case), True))
+                finally:
+                    (Path(__file__).resolve().parents[1] / "zz_redteam_injected.py").unlink(missing_ok=True)
+        for case in group:
+            record(case)
     return out
 
 
@@ -346,7 +351,7 @@ def selected_cases(exercise_ids, gpu_specific: bool = False, names: list[str] | 
     """The cases a GPU grades: of these exercises, only the GPU-specific ones if asked, only ``names`` and only
     ``kinds`` (wrong, cheat, honest) if given."""
     return [c for c in case_files.cases(device="gpu") if c.exercise in exercise_ids and c.outcome != "secret-hidden"
-            and (not gpu_specific or c.device == "gpu" or c.gpu_checks)
+            and (not gpu_specific or c.device == "gpu" or c.gpu_checks or (c.outcome == "passed" and timed(c)))
             and (not names or f"{c.exercise}/{c.name}" in names) and (not kinds or c.kind in kinds)]
 
 
@@ -670,7 +675,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the references or only the cases (default: both); results merge into an "
                              "existing gpu-results.json in --out")
     parser.add_argument("--gpu-specific", action="store_true",
-                        help="only the cases whose verdict a GPU changes (GPU-only cases, speed gates)")
+                        help="only the cases whose verdict a GPU changes (GPU-only cases, speed gates, honest "
+                             "cases that must pass a speed gate)")
     parser.add_argument("--case", action="append", metavar="EXERCISE/NAME",
                         help="only these cases (e.g. 03_compile_modes/deferred_compile)")
     parser.add_argument("--kind", action="append", choices=("wrong", "cheat", "honest"),

@@ -7,8 +7,10 @@
 # in a second when no compile worker was busy; the judge now watches COMPILE_LULL_S seconds before it gives up on
 # a compile (grading.py). Graded again from cold caches after that change (H200, 2026-11-27 afternoon, a 960 s
 # limit to fit the sitting): train_step_correct's first step compiled for 594 s and was waited for; its second step
-# was still compiling at 349 s when the 960 s ran out, reported as a compile. The whole grading within its 1800 s
-# is not yet measured.
+# was still compiling at 349 s when the 960 s ran out, reported as a compile. Graded whole from cold caches (H200,
+# 2026-11-27 night, 16 cores, a 1532 s limit): every check passed in 1073 s; train_step_correct 1011 s (its first
+# step compiled 499 s, its third, a batch shape never shown, 512 s: a new shape compiles again and max-autotune
+# searches again), train_step_speed 6.03x in 20 s on what the correctness check had compiled.
 import torch
 
 
