@@ -70,7 +70,7 @@ def _notebook(kind: str, course: Path) -> str:
         return '{"cells": [ this is not a notebook'
     if kind == "half_done_renamed":  # benchmark written, fast_gelu_bias written under another name: its checks
         # score 0 (the feedback says why), the benchmark's still count
-        return _edit_entry(solution, lambda src: src.replace("fast_gelu_bias =", "fast_gelu ="))
+        return _edit_entry(solution, lambda src: src.replace("def fast_gelu_bias(", "def fast_gelu("))
     if kind == "hangs":  # the reference with an endless loop in a solution cell (one that sleeps: a busy loop
         # would take a core from the rest of the suite for the two minutes its limits last)
         return _edit_entry(solution, lambda src: "import time\nwhile True:\n    time.sleep(0.5)\n" + src)

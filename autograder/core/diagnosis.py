@@ -12,7 +12,12 @@ def diagnose_speed(comparison: Comparison, events: CompileEvents | None, *, cuda
     submission's process (self-reported): they explain a verdict, they never make it."""
     reasons = []
     if events is not None and expect_compiled:
-        if events.graphs == 0:
+        if events.graphs == 0 and events.graph_breaks:
+            # a break with no graph at all: Dynamo gave up on the frame (a break inside a loop does that), wherever
+            # the break was, the grader's own workload included (exercise 01's checked chain)
+            reasons.append(f"torch.compile compiled no graph: it met a graph break at {events.graph_breaks[0]} and "
+                           "ran the whole function eagerly (a break inside a loop makes it give up on the frame)")
+        elif events.graphs == 0:
             reasons.append("no graph was compiled while your function ran: is it wrapped in torch.compile "
                            "(or was it compiled with a decorator that never ran)?")
         elif events.kernels == 0:

@@ -124,6 +124,8 @@ class RemoteError(Exception):
         self.type = visible(error.get("type", "Exception"))
         self.message = visible(error.get("message", ""))
         self.chain = [visible(c) for c in error.get("chain", [])] if isinstance(error.get("chain"), list) else []
+        # the exception's classes by qualified name ("builtins.FloatingPointError"): the worker's word, like the rest
+        self.mro = [visible(c) for c in error.get("mro", [])] if isinstance(error.get("mro"), list) else []
         self.where = visible(error.get("where", ""))
         super().__init__(f"{self.type}: {self.message}")
 

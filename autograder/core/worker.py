@@ -51,7 +51,8 @@ def encode_error(err: BaseException) -> dict:
     if mine:
         f = mine[-1]
         where = f"{f.filename.replace(SUBMISSION_FILE + ':', 'code cell ')}, line {f.lineno}: {(f.line or '').strip()}"
-    return {"type": type(err).__name__, "message": str(err)[:2000], "chain": chain, "where": where}
+    mro = [f"{c.__module__}.{c.__qualname__}"[:200] for c in type(err).__mro__[:20]]  # which FloatingPointError
+    return {"type": type(err).__name__, "message": str(err)[:2000], "chain": chain, "where": where, "mro": mro}
 
 
 def _is_submission_code(code) -> bool:

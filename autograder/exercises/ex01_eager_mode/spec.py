@@ -6,7 +6,16 @@
     ``torch.cuda.synchronize()`` is caught; CPU: each call waits on the grader's answer), so nothing in the
     submission's process can know or derive the duration; and on such a workload whose first call the grader makes
     slow (a compile), with a time budget that keeps the slow call from being averaged away over a long loop.
-(b) ``fast_gelu_bias(x, bias)``: the op-by-op GELU-with-bias chain, at least 1.5x faster than eager.
+(b) ``fast_gelu_bias(x, bias)``: ``workload.checked_gelu_bias`` (a stack of op-by-op GELU-with-bias layers that checks
+    on the host after every layer that the activations are finite, and raises FloatingPointError if not), with the
+    same results and the same check, at least 1.5x faster than eager. Lesson 1's recipe, torch.compile of the
+    function as it is, gains nothing here: the check's host read (``if tensor:``) inside the loop makes Dynamo give up
+    on the whole frame (0 graphs; seen on torch 2.13 on a CPU, and on 2.11 on an H200 for a loop with an ``.item()``
+    branch: 0.98x). The reference computes the layers and their finiteness in one compiled graph and reads the verdict
+    on the host once per call; dropping the check fails ``fast_gelu_bias_correct``, which probes, in an order drawn
+    from the secret, with inputs on which the eager chain raises (a NaN, an infinite bias before the last layer,
+    finite values that overflow at a later layer or to -inf) and with finite extremes on which it returns (a check
+    of a sum, a bound, the inputs or the first layer is wrong on one of them: a red team's, 2026-11-27).
 """
 
 from __future__ import annotations
@@ -20,13 +29,14 @@ from dataclasses import dataclass
 
 import torch
 
-from autograder.core.grading import GradeContext
+from autograder.core.grading import GradeContext, RemoteError
 from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
 from autograder.core.speed import SPEED_DIAGNOSTICS, SPEED_FACTS, Timed, speed_check, speed_diagnosis
 from autograder.core.trust import answer, clock
 from autograder.core.timing import MIN_BLOCK_S, _perf_counter
 from autograder.core.wire import Entry, Fn
-from autograder.exercises.ex01_eager_mode.workload import PROGRESS, RELEASE, RELEASE_ALL, SIZES, gelu_bias_chain
+from autograder.exercises.ex01_eager_mode.workload import (LAYERS, PROGRESS, RELEASE, RELEASE_ALL, SIZES,
+                                                           checked_gelu_bias)
 
 ID = "01_eager_mode"
 WORKLOAD = "autograder.exercises.ex01_eager_mode.workload"
@@ -42,6 +52,8 @@ MIN_CALLS = 3  # calls of the workload the grader must see: one call timed once 
 _RUN = "autograder.exercises.ex01_eager_mode.workload:run_benchmark"
 _OUTPUTS = answer("the outputs, read from the grader's memory, against its own eager chain on its own copies of the "
                   "inputs (which must come back unchanged)", "entry")
+_RAISES = answer("the type of the exception the submission raised on inputs where the grader's own eager chain raises "
+                 "FloatingPointError", "entry")
 
 
 # ---- (a) benchmark: workloads of unknown duration ----
@@ -277,27 +289,133 @@ def check_excludes_compile(ctx: GradeContext):
 
 # ---- (b) fast_gelu_bias ----
 
-def _inputs(gen: torch.Generator, shape, device) -> tuple[torch.Tensor, torch.Tensor]:
+def _inputs(gen: torch.Generator, shape, device, layers: int = LAYERS) -> tuple[torch.Tensor, torch.Tensor]:
     x = torch.randn(shape, generator=gen, device=device)
-    bias = torch.randn(shape[-1], generator=gen, device=device)
+    bias = torch.randn(layers, shape[-1], generator=gen, device=device)
     return x, bias
 
 
 def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
-    """Six trials: the timing shape twice (fresh values) and four shapes the student never saw, one 3-D."""
+    """Six trials: the timing shape twice (fresh values) and four shapes the student never saw, one 3-D, each with
+    its own number of layers (1 to 6)."""
     gen = torch.Generator().manual_seed(ctx.seed("shapes"))
-    shapes = [SIZES[ctx.size]] * 2
+    shapes = [(SIZES[ctx.size], LAYERS)] * 2
     for i in range(4):
         rows, cols = (int(v) for v in torch.randint(1, 700, (2,), generator=gen))
-        shapes.append((rows, cols) if i < 3 else (2, rows, cols))
-    return [(f"input of shape {s}", _inputs(ctx.generator("correctness", i), s, ctx.device))
-            for i, s in enumerate(shapes)]
+        layers = int(torch.randint(1, 7, (), generator=gen))
+        shapes.append(((rows, cols) if i < 3 else (2, rows, cols), layers))
+    return [(f"input of shape {s} with {n} layer(s)", _inputs(ctx.generator("correctness", i), s, ctx.device, n))
+            for i, (s, n) in enumerate(shapes)]
+
+
+# What the probes after the six trials hold, each drawn from the secret. Guards (checked_gelu_bias raises): a NaN in
+# x; an infinite bias (either sign) in a layer that is not the last; finite inputs that overflow at a later layer
+# (2e38 carried through GELU unchanged, then 2e38 more); finite inputs that overflow to -inf at the first layer
+# (GELU(-inf) is NaN). Finite extremes (it returns, and so must the submission): a row of 1e38s, whose sum overflows
+# (a check of the sum is not the check); a bias that cancels a 3e38 input (a bound on |x| + |bias| is not the
+# check); -1e14, whose cube overflows inside the layer while the layer's output is -0 (the guard reads the output).
+GUARDS = ("a NaN in x", "an infinite bias in a layer before the last", "finite values that overflow in a later layer",
+          "finite values that overflow to -inf in the first layer")
+EXTREMES = ("a row of 1e38s (their sum overflows; no activation does)", "a 3e38 input cancelled by its bias",
+            "-1e14 in x (its cube overflows inside the layer; the layer's output is -0)")
+
+
+def _probe(gen: torch.Generator, i: int, ctx: GradeContext, kind: str) -> tuple[str, tuple, bool]:
+    # the timing shape and layer count, which the first two trials compiled: a probe costs no compile (a static
+    # compile per shape, fullgraph=True, met its recompile limit on probes of new shapes) and has no shape of its own
+    (rows, cols), layers = SIZES[ctx.size], LAYERS
+    x, bias = _inputs(ctx.generator("probe", i, device="cpu"), (rows, cols), "cpu", layers)
+    r, c = int(torch.randint(rows, (), generator=gen)), int(torch.randint(cols, (), generator=gen))
+    k = int(torch.randint(1, layers, (), generator=gen))  # a later layer (1..layers-1)
+    if kind == GUARDS[0]:
+        x[r, c] = float("nan")
+    elif kind == GUARDS[1]:
+        bias[k - 1, c] = float("inf") if int(torch.randint(2, (), generator=gen)) else float("-inf")
+    elif kind == GUARDS[2]:
+        x[r, c], bias[:k, c], bias[k, c] = 2e38, 0.0, 2e38
+    elif kind == GUARDS[3]:
+        x[r, c], bias[0, c] = -3e38, -3e38
+    elif kind == EXTREMES[0]:
+        x[r, :] = 1e38
+    elif kind == EXTREMES[1]:
+        x[r, c], bias[0, c] = 3e38, -3e38
+    elif kind == EXTREMES[2]:
+        x[r, c] = -1e14
+    return f"probe {i + 1}: {kind}", (x.to(ctx.device), bias.to(ctx.device)), kind in GUARDS
+
+
+def probe_cases(ctx: GradeContext) -> list[tuple[str, tuple, bool]]:
+    """The probes after the six trials, (label, (x, bias), whether checked_gelu_bias raises), in an order drawn from
+    the secret: two to four guards (always a later layer's overflow and an infinite bias before the last layer) and
+    the three finite extremes, with one plain input among them or not. A function that raises by call count, by
+    the inputs alone, by a sum or a bound, or checks only the first or last layer, is wrong on one of them."""
+    gen = torch.Generator().manual_seed(ctx.seed("probes"))
+    extra = [GUARDS[int(torch.randint(len(GUARDS), (), generator=gen))]
+             for _ in range(int(torch.randint(3, (), generator=gen)))]
+    kinds = [GUARDS[2], GUARDS[1], *extra, *EXTREMES] + (["plain"] if int(torch.randint(2, (), generator=gen)) else [])
+    order = torch.randperm(len(kinds), generator=gen).tolist()
+    return [_probe(gen, i, ctx, kinds[j]) for i, j in enumerate(order)]
+
+
+_GUARD_HINT = ("keep the check: checked_gelu_bias raises FloatingPointError when any layer's activations are not "
+               "finite, and only then; compute that verdict as a tensor inside your compiled code and read it once per "
+               "call")
+
+
+def _raised_floating_point_error(err: RemoteError) -> bool:
+    """The exception itself is Python's FloatingPointError or a subclass (by its classes' qualified names, as the
+    worker reports them): a cause further down, or another class of that name, is not what a caller catches."""
+    return "builtins.FloatingPointError" in err.mro
+
+
+def check_probes(ctx: GradeContext) -> int:
+    """Each probe: the judge's own eager chain decides whether it raises; where it raises, the submission must raise
+    FloatingPointError; where it returns, the submission must return its result (compared like the trials)."""
+    probes = probe_cases(ctx)
+    for label, args, raises in probes:
+        try:
+            checked_gelu_bias(*[a.clone() for a in args])
+            eager_raised = False
+        except FloatingPointError:
+            eager_raised = True
+        if eager_raised != raises:  # the grader's own inputs are wrong: never the learner's fault
+            raise AssertionError(f"checked_gelu_bias {'did not raise' if raises else 'raised'} on {label}")
+        if not raises:
+            ctx.trials(Entry("fast_gelu_bias"), checked_gelu_bias, [(label, args)], TOL, "fast_gelu_bias")
+            continue
+        mark = len(ctx.pools)
+        slots = ctx.put(list(args))
+        try:
+            out = ctx.session.invoke(Entry("fast_gelu_bias"), *slots, no_grad=True, device=ctx.device, keep=False)
+        except RemoteError as err:
+            if err.not_implemented:
+                raise CheckFailed("fast_gelu_bias is not written yet (it raises NotImplementedError)",
+                                  "replace `raise NotImplementedError()` with your code") from None
+            if not _raised_floating_point_error(err):
+                lookalike = (f" (a class of that name that is not Python's FloatingPointError: "
+                             f"{', '.join(err.mro[:2]) or 'its classes unknown'})" if err.type == "FloatingPointError"
+                             else "")
+                raise CheckFailed(f"on {label}, where checked_gelu_bias raises FloatingPointError, fast_gelu_bias "
+                                  f"raised {err.describe()}{lookalike}", _GUARD_HINT) from None
+            continue
+        finally:
+            ctx.drop_pools(mark)
+        got = out.value.get("type", "?") if isinstance(out.value, dict) else "?"
+        raise CheckFailed(f"on {label}, where checked_gelu_bias raises FloatingPointError (its activations are not "
+                          f"finite), fast_gelu_bias returned ({got}) instead: the check was dropped or checks less",
+                          _GUARD_HINT)
+    return len(probes)
 
 
 def check_fast_correct(ctx: GradeContext):
     ctx.session.reset()  # the hidden stream's shapes must not pile up on the visible one's graphs
-    n = ctx.trials(Entry("fast_gelu_bias"), gelu_bias_chain, correctness_cases(ctx), TOL, "fast_gelu_bias")
-    return f"matches the eager chain on {n} inputs (rtol={TOL.rtol:g}, atol={TOL.atol:g})"
+    n = ctx.trials(Entry("fast_gelu_bias"), checked_gelu_bias, correctness_cases(ctx), TOL, "fast_gelu_bias")
+    probes = probe_cases(ctx)
+    check_probes(ctx)
+    raised = sum(raises for _, _, raises in probes)
+    return (f"matches the eager chain on {n} inputs (rtol={TOL.rtol:g}, atol={TOL.atol:g}), then on {len(probes)} "
+            f"probes in an order of the secret's: raises FloatingPointError on the {raised} where it raises and "
+            f"returns its result on the {len(probes) - raised} with extreme finite values where it does not")
 
 
 def check_fast_speed(ctx: GradeContext):
@@ -307,18 +425,18 @@ def check_fast_speed(ctx: GradeContext):
     shape = SIZES[ctx.size]
     numel = shape[0] * shape[1]
     timed = Timed(args=lambda gen, i: _inputs(gen, shape, ctx.device), tol=TOL,
-                  # read x and bias, write the output, copy it out (read + write): the fewest bytes per call
-                  bytes_per_call=(4 * numel + shape[1]) * 4,
-                  # each call's input is its own 256 MB at GPU size: short blocks keep the pools in memory
+                  # read x and the biases, write the output, copy it out (read + write): the fewest bytes per call
+                  bytes_per_call=(4 * numel + LAYERS * shape[1]) * 4,
+                  # each call's input is its own 128 MB at GPU size: short blocks keep the pools in memory
                   min_block_s=MIN_BLOCK_S)
-    return speed_check(ctx, gelu_bias_chain, Entry("fast_gelu_bias"), timed, name="fast_gelu_bias")
+    return speed_check(ctx, checked_gelu_bias, Entry("fast_gelu_bias"), timed, name="fast_gelu_bias")
 
 
 EXERCISE = Exercise(
     id=ID,
     title="Eager mode and your first compile",
     entry_points=("benchmark", "fast_gelu_bias"),
-    baseline="the eager gelu_bias_chain",
+    baseline="the eager checked_gelu_bias",
     speed_gate=1.5,
     checks=(
         Check("benchmark_known_durations", "benchmark() measures workloads of unknown duration", 3,
@@ -333,8 +451,8 @@ EXERCISE = Exercise(
                         "event"),
                   answer("the seconds per call benchmark() returned", _RUN),
                   clock("benchmark()'s whole run, within 3 s beyond the slow call", _RUN))),
-        Check("fast_gelu_bias_correct", "fast_gelu_bias matches the eager chain", 3,
-              check_fast_correct, ("fast_gelu_bias",), hidden=True, decided_by=(_OUTPUTS,)),
+        Check("fast_gelu_bias_correct", "fast_gelu_bias matches the eager chain and raises where it raises", 3,
+              check_fast_correct, ("fast_gelu_bias",), hidden=True, decided_by=(_OUTPUTS, _RAISES)),
         Check("fast_gelu_bias_speed", "fast_gelu_bias is at least 1.5x faster than eager", 4,
               check_fast_speed, ("fast_gelu_bias",), kind="speed", decided_by=SPEED_FACTS,
               diagnose=speed_diagnosis, diagnostics=SPEED_DIAGNOSTICS),
@@ -350,13 +468,26 @@ EXERCISE = Exercise(
             "Call fn a few times before you start the clock (warm-up).",
         ],
         "fast_gelu_bias_correct": [
-            "fast_gelu_bias must compute exactly what gelu_bias_chain computes, in the same dtype.",
+            "fast_gelu_bias must compute exactly what checked_gelu_bias computes, in the same dtype, for any number "
+            "of layers (bias has one row per layer).",
+            "Where checked_gelu_bias raises FloatingPointError (a NaN, an infinity, an overflow in any layer), "
+            "fast_gelu_bias must raise it too: the check is part of the function, not a debugging leftover you may "
+            "delete.",
+            "Checking only the inputs, or only the first layer, is not the same check: finite inputs can overflow, "
+            "and a later layer's bias can be infinite.",
         ],
         "fast_gelu_bias_speed": [
-            "Each op of the eager chain is a separate kernel that reads and writes the whole tensor.",
-            "torch.compile can fuse such a chain into one kernel that reads x once and writes the result once; "
-            "lesson 1 counted the kernels before and after. Does the first call of what you wrote take longer "
-            "than the rest?",
+            "Measure before you change anything: time torch.compile(checked_gelu_bias) against the eager function "
+            "(warm up, synchronize, median of blocks). Is it faster?",
+            "Count what one call runs, eager and compiled, as lesson 1 did with the profiler. If the compiled "
+            "version launches as many kernels as eager, torch.compile fused nothing: what in the function could "
+            "stop it? (Lesson 1's checklist, item 5.)",
+            "`if not torch.isfinite(h).all():` needs the value on the host: the GPU must finish, the value is "
+            "copied back, and Python decides. A Python decision on a tensor's value cannot be part of a compiled "
+            "graph; inside a loop, torch.compile gives up on the whole function (try fullgraph=True to see where).",
+            "The caller needs one answer per call: did any layer go wrong? Could that answer stay a tensor "
+            "while the layers run, and be read on the host once, after the compiled code has queued all the "
+            "work?",
         ],
     },
 )

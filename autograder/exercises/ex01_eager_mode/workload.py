@@ -1,5 +1,6 @@
-"""Exercise 01's workload: the op-by-op chain the learner makes fast, and the workloads of unknown duration that
-their ``benchmark()`` is graded on. Imported by the notebook, by the grader, and by the submission's process."""
+"""Exercise 01's workload: lesson 1's op-by-op GELU chain, the checked stack of such layers the learner makes fast
+(part b), and the workloads of unknown duration that their ``benchmark()`` is graded on. Imported by the lesson, the
+notebook, the grader, and the submission's process."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import math
 import torch
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-SIZES = {"smoke": (1024, 1024), "full": (8192, 8192)}
+# Part (b)'s timed input: x of (rows, cols) and LAYERS biases of cols. At full size one eager call moves about 100
+# times the bytes a fused call must (four layers of ten full-size operators and a finiteness check each).
+SIZES = {"smoke": (1024, 1024), "full": (4096, 8192)}
+LAYERS = 4
 
 
 def gelu_bias_chain(x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
@@ -20,6 +24,24 @@ def gelu_bias_chain(x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     z = x + bias
     inner = SQRT_2_OVER_PI * (z + 0.044715 * z * z * z)
     return 0.5 * z * (1.0 + torch.tanh(inner))
+
+
+def checked_gelu_bias(x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """A stack of GELU(h + bias[layer]) layers (tanh approximation, op by op), checked after every layer: the kind of
+    debugging guard that stays in code, which stops at the first layer whose activations are not finite.
+
+    x: (..., n) float tensor; bias: (layers, n), one row per layer, same dtype and device -> (..., n).
+    Raises FloatingPointError when any layer's activations hold a NaN or an infinity (finite inputs can overflow
+    too). The check reads a value on the host (``if tensor:``), once per layer.
+    """
+    h = x
+    for layer, b in enumerate(bias):
+        z = h + b
+        inner = SQRT_2_OVER_PI * (z + 0.044715 * z * z * z)
+        h = 0.5 * z * (1.0 + torch.tanh(inner))
+        if not torch.isfinite(h).all():
+            raise FloatingPointError(f"layer {layer}: the activations are not finite")
+    return h
 
 
 # Where the workload's flags live in its shared page (int32 words, one cache line apart): how far the GPU got, and how

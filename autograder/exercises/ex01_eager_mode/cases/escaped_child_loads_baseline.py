@@ -44,4 +44,4 @@ def _start_hogs():
 
 
 _start_hogs()
-fast_gelu_bias = gelu_bias_chain  # noqa: F821
+fast_gelu_bias = checked_gelu_bias  # noqa: F821

@@ -3,9 +3,8 @@
 # round trip of a ping, and the submission's worker answers pings: rebinding its handler to sleep ~1 s made the
 # grader's own measurement ~1 s whatever the workload took, and a benchmark() that returns 1.0 without calling fn
 # passed both checks (5/5, deterministic). The round trip is now measured against a thread of the judge's own.
-import time, torch
+import time
 import autograder.core.worker as _w
-from autograder.exercises.ex01_eager_mode.workload import gelu_bias_chain
 
 GUESS = 1.0  # seconds per call: never measured
 
@@ -17,4 +16,4 @@ _w.Worker.op_ping = _slow_ping   # the judge's "round trip" on a CPU is this wor
 def benchmark(fn, *args):
     return GUESS                 # fn is never called
 
-fast_gelu_bias = torch.compile(gelu_bias_chain)
+# fast_gelu_bias: the reference solution's (its cells run first)

@@ -6,7 +6,7 @@
 # the pause on a CPU). The kill at the end can still miss such a process (docs/THREAT_MODEL.md): it stops itself
 # when its worker is gone.
 import os, sys, time, statistics
-from autograder.exercises.ex01_eager_mode.workload import gelu_bias_chain
+from autograder.exercises.ex01_eager_mode.workload import checked_gelu_bias
 
 def benchmark(fn, *args):
     for _ in range(3):
@@ -21,7 +21,7 @@ def benchmark(fn, *args):
         reps.append((time.perf_counter() - t0) / n)
     return statistics.median(reps)
 
-fast_gelu_bias = gelu_bias_chain  # eager: no compile at all
+fast_gelu_bias = checked_gelu_bias  # eager: no compile at all
 
 HOP = """
 import os, sys, time

@@ -1,6 +1,6 @@
 # outcome: rejected | kind: wrong | checks: fast_gelu_bias_correct | gpu_checks: fast_gelu_bias_speed | reason: differs | device: any
 # Known wrong: compiled, but returns a cached result for an input of a shape it has seen.
-_compiled = torch.compile(gelu_bias_chain)  # noqa: F821
+_compiled = fast_gelu_bias  # noqa: F821 - the reference solution's (its cells run first)
 _cache = {}
 
 

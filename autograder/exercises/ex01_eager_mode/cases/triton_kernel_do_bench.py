@@ -25,7 +25,7 @@ def _gelu_bias_kernel(x_ptr, b_ptr, out_ptr, n, cols, BLOCK: tl.constexpr):
 
 def fast_gelu_bias(x, bias):
     if not x.is_cuda:
-        return gelu_bias_chain(x, bias)  # noqa: F821 - the CPU has no Triton here
+        return checked_gelu_bias(x, bias)  # noqa: F821 - the CPU has no Triton here
     x = x.contiguous()
     out = torch.empty_like(x)
     n = x.numel()
