@@ -760,3 +760,15 @@ def test_a_judges_startup_is_its_process_age_when_it_begins_grading():
     age = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                                env={**os.environ, "PYTHONPATH": str(REPO)}).stdout)
     assert 0.5 <= age < 30
+
+
+def test_a_judges_private_compile_caches_are_removed_when_it_ends():
+    """isolate_judge_caches (every judge on a GPU) gives the judge a fresh folder for its own compiles; the folder
+    goes when the judge process ends, so a class's 300 x 6 judges leave no kernels behind in /tmp."""
+    code = ("import os, pathlib; from autograder.core.grading import isolate_judge_caches; p = isolate_judge_caches(); "
+            "(p / 'inductor').mkdir(); (p / 'inductor' / 'kernel.py').write_text('x'); "
+            "assert os.environ['TORCHINDUCTOR_CACHE_DIR'] == str(p / 'inductor'); print(p)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    private = Path(out.stdout.strip())
+    assert private.name.startswith("autograder-judge-") and not private.exists()

@@ -8,6 +8,7 @@ and decides. What only the worker can see (compile counters, settings, threads) 
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import hashlib
 import os
@@ -1037,6 +1038,8 @@ def isolate_judge_caches() -> Path:
     """Give this judge process compile caches of its own, apart from every worker's, in a fresh directory (set
     through os.environ, which /proc/<pid>/environ does not show). Call it before the first compile."""
     private = Path(tempfile.mkdtemp(prefix="autograder-judge-"))
+    # removed when the judge ends: a class of 300 leaves 1800 judges' kernels in /tmp otherwise
+    atexit.register(shutil.rmtree, private, True)
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(private / "inductor")
     os.environ["TRITON_CACHE_DIR"] = str(private / "triton")
     return private
