@@ -108,7 +108,7 @@ def test_several_gpus_share_the_runs_the_cases_and_the_cores_without_overlap():
     from autograder.tools.slots import slots
 
     assert split_runs(20, 3) == [7, 7, 6] and split_runs(1, 2) == [1, 0]
-    shares = [s["cores"] for s in slots(2, list(range(33)), gpus=2)]
+    shares = [s["cores"] for s in slots(2, list(range(33)), gpus=2, siblings=lambda cpu: {cpu})]
     assert shares == [list(range(16)), list(range(16, 32))]  # a spare core stays idle
     cases = selected_cases(["01_eager_mode", "03_compile_modes"], gpu_specific=True)
     shares = split_cases(cases, 2)
@@ -154,10 +154,10 @@ def test_a_slot_names_its_gpu_as_the_hosts_visible_devices_name_it(monkeypatch):
     from autograder.tools.slots import slots
 
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
-    two = slots(2, list(range(8)), gpus=2)
+    two = slots(2, list(range(8)), gpus=2, siblings=lambda cpu: {cpu})
     assert [s["env"]["CUDA_VISIBLE_DEVICES"] for s in two] == ["2", "3"]
     assert all(s["env"]["OMP_NUM_THREADS"] == s["env"]["TORCHINDUCTOR_COMPILE_THREADS"] == "4" for s in two)
-    assert "CUDA_VISIBLE_DEVICES" not in slots(4, list(range(8)), gpus=2)[0]["env"]  # fewer GPUs than slots
+    assert "CUDA_VISIBLE_DEVICES" not in slots(4, list(range(8)), gpus=2, siblings=lambda cpu: {cpu})[0]["env"]
 
 
 def test_a_deadline_starts_no_grading_that_would_not_end_in_time(tmp_path, monkeypatch):
@@ -378,3 +378,24 @@ def test_timed_cases_go_in_rounds_so_a_deadline_cuts_every_case_short_alike(tmp_
     count = [len(RawRuns.read(tmp_path / "gpu-runs" / f"{n.replace('/', '.')}.jsonl")) for n in names]
     assert sum(count) >= 4 and abs(count[0] - count[1]) <= 1, count
     assert any("not enough for case 01_eager_mode" in line for line in lines)
+
+
+def test_slots_get_whole_physical_cores_so_no_slot_shares_a_core_with_another():
+    """On a host whose hyperthreads are numbered N and N+32 (64 CPUs, 32 cores), four slots of 16 CPUs each get 8
+    whole cores, both hyperthreads of each: a slot's judge timing a host-bound baseline never shares a core with
+    another slot's compile (a layout of 0-15, 16-31, ... put slot 1 on the same cores as slot 3). Without
+    hyperthreads the layout is the plain split; a CPU listed without its sibling is a core of its own."""
+    from autograder.tools.slots import physical_cores, slots, thread_siblings
+
+    def ht(cpu):
+        return {cpu % 32, cpu % 32 + 32}
+
+    layout = [s["cores"] for s in slots(4, list(range(64)), gpus=4, siblings=ht)]
+    assert layout[0] == list(range(8)) + list(range(32, 40))
+    assert layout[1] == list(range(8, 16)) + list(range(40, 48))
+    assert sorted(c for cores in layout for c in cores) == list(range(64))
+    cores_of = [{c % 32 for c in cores} for cores in layout]
+    assert all(not cores_of[i] & cores_of[j] for i in range(4) for j in range(i + 1, 4))
+    assert slots(4, list(range(64)), gpus=4, siblings=lambda cpu: {cpu})[1]["cores"] == list(range(16, 32))
+    assert physical_cores([0, 1, 33], ht) == [[0], [1, 33]]  # cpu 32 not ours: cpu 0 alone
+    assert 0 in thread_siblings(0) and thread_siblings(10 ** 6) == {10 ** 6}  # no such CPU: itself
