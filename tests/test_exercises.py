@@ -473,7 +473,9 @@ def test_exercise_01s_probes_tell_the_check_from_every_lesser_one_under_any_secr
     finite extremes on which it returns. Under 20 secrets the eager chain does what each probe says, and every lesser
     check a red team wrote disagrees with it on some probe (raises where it returns, or returns where it raises):
     the inputs and the first layer only, the inputs and the last bias row, the sum of the output, a bound on
-    |x| + |bias|. The check of the output once (a non-finite activation never becomes finite again) agrees on all.
+    |x| + |bias|; and the second red team's: infinities only (a NaN in a bias passes), column sums, a threshold
+    under float32's largest value, the first four layers, all but the last layer, the timing shape only. The
+    check of the output once (a non-finite activation never becomes finite again) agrees on all.
     The order differs between secrets, so raising by call count fails too."""
     from autograder.exercises.ex01_eager_mode import spec
     from autograder.exercises.ex01_eager_mode.workload import SQRT_2_OVER_PI, checked_gelu_bias
@@ -488,11 +490,28 @@ def test_exercise_01s_probes_tell_the_check_from_every_lesser_one_under_any_secr
     def finite(t):
         return bool(torch.isfinite(t).all())
 
+    def per_layer(x, bias, ok):  # True when ok(pre-activation, activation) holds at every layer
+        h = x
+        for b in bias:
+            z = h + b
+            h = 0.5 * z * (1.0 + torch.tanh(SQRT_2_OVER_PI * (z + 0.044715 * z * z * z)))
+            if not ok(z, h):
+                return False
+        return True
+
+    timing = spec.SIZES[_01_context("any").size]
     lesser = {
         "inputs and first layer": lambda x, b: finite(x) and finite(b) and finite(layers(x, b[:1])),
         "inputs and last bias": lambda x, b: finite(x) and finite(b[-1]) and finite(x.amax() + b[0].amax()),
         "sum of the output": lambda x, b: finite(layers(x, b).sum()),
         "bound on |x| + |bias|": lambda x, b: finite(x.abs().amax() + b.abs().amax(dim=1).sum()),
+        # the second red team's (2026-11-27 night)
+        "x, then infinities only": lambda x, b: finite(x) and per_layer(x, b, lambda z, h: not torch.isinf(z).any()),
+        "column sums": lambda x, b: per_layer(x, b, lambda z, h: finite(h.sum(dim=-2))),
+        "a threshold under float32's largest": lambda x, b: per_layer(x, b, lambda z, h: bool(h.abs().amax() < 1.7e38)),
+        "the first four layers": lambda x, b: finite(layers(x, b[:4])),
+        "all but the last layer": lambda x, b: finite(layers(x, b[:-1])) and finite(b[-1]),
+        "the timing shape only": lambda x, b: tuple(x.shape) != tuple(timing) or finite(layers(x, b)),
     }
     wrong_somewhere = dict.fromkeys(lesser, False)
     orders = set()
@@ -500,7 +519,7 @@ def test_exercise_01s_probes_tell_the_check_from_every_lesser_one_under_any_secr
         probes = spec.probe_cases(_01_context(f"secret {seed}"))
         orders.add(tuple(raises for _, _, raises in probes))
         labels = " ".join(label for label, _, _ in probes)
-        assert spec.GUARDS[1] in labels and spec.GUARDS[2] in labels and all(e in labels for e in spec.EXTREMES)
+        assert all(g in labels for g in spec.GUARDS[1:3] + spec.GUARDS[4:]) and all(e in labels for e in spec.EXTREMES)
         for label, (x, b), raises in probes:
             try:
                 checked_gelu_bias(x.clone(), b.clone())

@@ -295,39 +295,67 @@ def _inputs(gen: torch.Generator, shape, device, layers: int = LAYERS) -> tuple[
     return x, bias
 
 
-def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
-    """Six trials: the timing shape twice (fresh values) and four shapes the student never saw, one 3-D, each with
-    its own number of layers (1 to 6)."""
+def trial_shapes(ctx: GradeContext) -> list[tuple[tuple, int]]:
+    """The six trials' (shape, layers): the timing shape twice and four shapes the student never saw, one 3-D,
+    each with its own number of layers (1 to 6)."""
     gen = torch.Generator().manual_seed(ctx.seed("shapes"))
     shapes = [(SIZES[ctx.size], LAYERS)] * 2
     for i in range(4):
         rows, cols = (int(v) for v in torch.randint(1, 700, (2,), generator=gen))
         layers = int(torch.randint(1, 7, (), generator=gen))
         shapes.append(((rows, cols) if i < 3 else (2, rows, cols), layers))
+    return shapes
+
+
+def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
+    """Six trials (trial_shapes), fresh values each."""
     return [(f"input of shape {s} with {n} layer(s)", _inputs(ctx.generator("correctness", i), s, ctx.device, n))
-            for i, (s, n) in enumerate(shapes)]
+            for i, (s, n) in enumerate(trial_shapes(ctx))]
 
 
 # What the probes after the six trials hold, each drawn from the secret. Guards (checked_gelu_bias raises): a NaN in
 # x; an infinite bias (either sign) in a layer that is not the last; finite inputs that overflow at a later layer
 # (2e38 carried through GELU unchanged, then 2e38 more); finite inputs that overflow to -inf at the first layer
-# (GELU(-inf) is NaN). Finite extremes (it returns, and so must the submission): a row of 1e38s, whose sum overflows
-# (a check of the sum is not the check); a bias that cancels a 3e38 input (a bound on |x| + |bias| is not the
-# check); -1e14, whose cube overflows inside the layer while the layer's output is -0 (the guard reads the output).
+# (GELU(-inf) is NaN); a NaN in a bias row, at the shape and layer count of one of the trials the student never saw
+# (a check of the timing shape only, or of infinities only, is not the check); an overflow in the last of six layers
+# at the timing shape (a check of the first four layers, or of all but the last, is not the check). Finite extremes
+# (it returns, and so must the submission): a row of 1e38s, whose sum overflows (a check of the sum is not the
+# check); a bias that cancels a 3e38 input (a bound on |x| + |bias| is not the check); -1e14, whose cube overflows
+# inside the layer while the layer's output is -0 (the guard reads the output); a column of 1e38s (a check of column
+# sums is not the check); 3e38 carried through every layer (a threshold below float32's largest value is not the
+# check).
 GUARDS = ("a NaN in x", "an infinite bias in a layer before the last", "finite values that overflow in a later layer",
-          "finite values that overflow to -inf in the first layer")
+          "finite values that overflow to -inf in the first layer", "a NaN in a bias row, at a trial's shape",
+          "finite values that overflow in the last of 6 layers")
 EXTREMES = ("a row of 1e38s (their sum overflows; no activation does)", "a 3e38 input cancelled by its bias",
-            "-1e14 in x (its cube overflows inside the layer; the layer's output is -0)")
+            "-1e14 in x (its cube overflows inside the layer; the layer's output is -0)",
+            "a column of 1e38s (its sum overflows; no activation does)",
+            "3e38 carried through every layer (no activation overflows)")
 
 
 def _probe(gen: torch.Generator, i: int, ctx: GradeContext, kind: str) -> tuple[str, tuple, bool]:
-    # the timing shape and layer count, which the first two trials compiled: a probe costs no compile (a static
-    # compile per shape, fullgraph=True, met its recompile limit on probes of new shapes) and has no shape of its own
-    (rows, cols), layers = SIZES[ctx.size], LAYERS
-    x, bias = _inputs(ctx.generator("probe", i, device="cpu"), (rows, cols), "cpu", layers)
+    # The timing shape and layer count, which the first two trials compiled, or a trial's own shape and layer count:
+    # a probe costs no compile of its own (a static compile per shape, fullgraph=True, met its recompile limit on
+    # probes of new shapes), but for the six-layer one (one compile more, within the limit).
+    shape, layers = SIZES[ctx.size], LAYERS
+    if kind == GUARDS[4]:
+        shape, layers = trial_shapes(ctx)[2 + int(torch.randint(4, (), generator=gen))]
+    elif kind == GUARDS[5]:
+        layers = 6
+    x, bias = _inputs(ctx.generator("probe", i, device="cpu"), shape, "cpu", layers)
+    rows, cols = shape[-2:]
     r, c = int(torch.randint(rows, (), generator=gen)), int(torch.randint(cols, (), generator=gen))
-    k = int(torch.randint(1, layers, (), generator=gen))  # a later layer (1..layers-1)
-    if kind == GUARDS[0]:
+    k = int(torch.randint(1, max(layers, 2), (), generator=gen))  # a later layer (1..layers-1)
+    if kind == GUARDS[4]:
+        bias[int(torch.randint(layers, (), generator=gen)), c] = float("nan")
+    elif kind == GUARDS[5]:
+        x[r, c], bias[:, c] = 2e38, 0.0
+        bias[layers - 1, c] = 2e38
+    elif kind == EXTREMES[3]:
+        x[:, c] = 1e38
+    elif kind == EXTREMES[4]:
+        x[r, c], bias[:, c] = 3e38, 0.0
+    elif kind == GUARDS[0]:
         x[r, c] = float("nan")
     elif kind == GUARDS[1]:
         bias[k - 1, c] = float("inf") if int(torch.randint(2, (), generator=gen)) else float("-inf")
@@ -346,13 +374,15 @@ def _probe(gen: torch.Generator, i: int, ctx: GradeContext, kind: str) -> tuple[
 
 def probe_cases(ctx: GradeContext) -> list[tuple[str, tuple, bool]]:
     """The probes after the six trials, (label, (x, bias), whether checked_gelu_bias raises), in an order drawn from
-    the secret: two to four guards (always a later layer's overflow and an infinite bias before the last layer) and
-    the three finite extremes, with one plain input among them or not. A function that raises by call count, by
-    the inputs alone, by a sum or a bound, or checks only the first or last layer, is wrong on one of them."""
+    the secret: four to six guards (always a later layer's overflow, an infinite bias before the last layer, a NaN in
+    a bias at a trial's shape and an overflow in the last of six layers) and the five finite extremes, with one
+    plain input among them or not. A function that raises by call count, by the inputs alone, by a sum or a bound,
+    checks only some layers, only the timing shape or only infinities, is wrong on one of them (the red teams'
+    lesser checks: tests/test_exercises.py)."""
     gen = torch.Generator().manual_seed(ctx.seed("probes"))
-    extra = [GUARDS[int(torch.randint(len(GUARDS), (), generator=gen))]
-             for _ in range(int(torch.randint(3, (), generator=gen)))]
-    kinds = [GUARDS[2], GUARDS[1], *extra, *EXTREMES] + (["plain"] if int(torch.randint(2, (), generator=gen)) else [])
+    extra = [GUARDS[int(torch.randint(4, (), generator=gen))] for _ in range(int(torch.randint(3, (), generator=gen)))]
+    kinds = [GUARDS[2], GUARDS[1], GUARDS[4], GUARDS[5], *extra, *EXTREMES] + (
+        ["plain"] if int(torch.randint(2, (), generator=gen)) else [])
     order = torch.randperm(len(kinds), generator=gen).tolist()
     return [_probe(gen, i, ctx, kinds[j]) for i, j in enumerate(order)]
 
