@@ -88,8 +88,8 @@ def submission_timeout(path: Path | None = None) -> float:
         return float(os.environ["COURSE_SUBMISSION_TIMEOUT"])
     try:
         return grading_limit(submission_code(path)) if path is not None else DEFAULT_LIMIT_S
-    except (SubmissionError, OSError, ValueError):  # the grading itself reports an unreadable file
-        return DEFAULT_LIMIT_S
+    except (SubmissionError, OSError, ValueError, MemoryError, RecursionError):  # the grading reports what it makes
+        return DEFAULT_LIMIT_S  # of an unreadable file; a limit is never a reason to stop a class
 
 
 def _grade_file_in_judge(exercise_id: str, path: Path) -> Report:

@@ -329,3 +329,81 @@ def test_a_notebook_with_nothing_to_grade_scores_0_with_its_reason_and_no_judge(
     assert not_gradable(tmp_path / "real.ipynb") == ""
     trusted_grading("01_eager_mode", tmp_path / "real.ipynb", tmp_path / "real.json", tmp_path / "real.log")
     assert len(judged) == 1
+
+
+def _notebook(path: Path, *cells) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nbformat.v4.new_notebook(cells=list(cells)), path)
+    return path
+
+
+def test_one_students_unrenderable_notebook_costs_only_their_own_feedback_page(tmp_path, monkeypatch):
+    """A red team's markdown cell with a lost attachment made nbgrader fail on one student; make feedback stopped
+    there, and every later assignment got no page for anyone. Now every other page is made, the page not made is
+    listed with nbgrader's words in autograded/feedback-failed.csv, and the command exits 1 after all of it."""
+    for student, name in [("alice", "01_eager_mode"), ("mallory", "01_eager_mode"), ("alice", "04_graph_breaks")]:
+        (tmp_path / "submitted" / student / name).mkdir(parents=True)
+        _notebook(tmp_path / "autograded" / student / name / f"{name}.ipynb", nbformat.v4.new_code_cell("x = 1"))
+
+    def nbgrader(course, command, name, *flags):  # renders alice, fails on mallory, as nbgrader does
+        assert command == "generate_feedback"
+        page = course / "feedback" / "alice" / name / f"{name}.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text("<html></html>")
+        if (course / "autograded" / "mallory" / name).exists():
+            raise RuntimeError("nbgrader generate_feedback failed (exit 1): missing attachment: plot.png; "
+                               "There was an error processing assignment for student 'mallory'")
+
+    monkeypatch.setattr(classroom, "run_nbgrader", nbgrader)
+    pages = classroom.feedback(tmp_path)
+    assert [p.relative_to(tmp_path / "feedback").parts[:2] for p in pages] == [("alice", "01_eager_mode"),
+                                                                               ("alice", "04_graph_breaks")]
+    rows = (tmp_path / "autograded" / classroom.FEEDBACK_FAILED_CSV).read_text().splitlines()
+    assert rows[0] == "student,assignment,why" and len(rows) == 2
+    assert rows[1].startswith("mallory,01_eager_mode,") and "missing attachment" in rows[1]
+    assert classroom.main(["feedback", "--course", str(tmp_path)]) == 1
+    shutil.rmtree(tmp_path / "autograded" / "mallory")
+    assert classroom.main(["feedback", "--course", str(tmp_path)]) == 0  # all made: no list left behind
+    assert not (tmp_path / "autograded" / classroom.FEEDBACK_FAILED_CSV).exists()
+
+
+def test_an_output_too_long_to_render_is_cut_before_feedback_is_made():
+    """nbconvert's ANSI filter takes quadratic time in a line's escape codes: one printed line of 2 million made one
+    student's page take 330 s (a red team, 2026-11-27). Outputs longer than OUTPUT_CAP characters are cut, saying
+    so; a normal output is left as it is."""
+    from autograder.tools.notebooks import OUTPUT_CAP, cap_outputs
+
+    with tempfile.TemporaryDirectory() as tmp:
+        long = "\x1b[m" * 1_000_000
+        cell = nbformat.v4.new_code_cell("print(...)", outputs=[
+            nbformat.v4.new_output("stream", name="stdout", text=long),
+            nbformat.v4.new_output("execute_result", data={"text/plain": long, "image/png": "AAAA"}),
+            nbformat.v4.new_output("stream", name="stdout", text="ok\n")])
+        path = _notebook(Path(tmp) / "nb.ipynb", cell)
+        assert cap_outputs(path) == 2
+        outputs = nbformat.read(path, as_version=4).cells[0].outputs
+        assert len(outputs[0].text) <= OUTPUT_CAP and "cut by the grader" in outputs[0].text
+        assert "cut by the grader" in outputs[1].data["text/plain"] and outputs[1].data["image/png"] == "AAAA"
+        assert outputs[2].text == "ok\n"
+        assert cap_outputs(path) == 0
+
+
+def test_a_unit_that_cannot_start_for_one_student_does_not_stop_the_class(tmp_path, monkeypatch):
+    """A red team's code cell whose nbgrader metadata was a string crashed the unit's limit computation, the
+    exception went up through the class's thread pool, and no one was recorded. Now that student's unit is listed
+    as not finished (failed.csv) and every other unit runs."""
+    def limit(course, student):
+        if student == "mallet":
+            raise AttributeError("'str' object has no attribute 'get'")
+        return 60.0
+
+    def unit(cmd, *, env, timeout, preexec_fn=None, name=""):
+        results = Path(cmd[cmd.index("--results") + 1]) / name
+        results.mkdir(parents=True, exist_ok=True)
+        (results / grade_student.RESULT).write_text("{}")
+        return 0, "graded", ""
+
+    monkeypatch.setattr(classroom, "unit_timeout", limit)
+    monkeypatch.setattr(classroom, "run_unit", unit)
+    assert classroom.fan_out(tmp_path, ["alice", "mallet", "zoe"], tmp_path / "results", workers=1) == ["mallet"]
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == ["alice", "zoe"]

@@ -80,3 +80,26 @@ def test_a_notebooks_hidden_cells_share_one_live_grading_per_set_of_definitions(
     namespace["GraphRecorder"] = object()
     selfcheck.hidden_check("02_compile_pipeline", "train_step_correct", namespace)
     assert len(asked) == 3
+
+
+def test_a_notebook_with_odd_json_where_nbgrader_keeps_its_metadata_is_read_not_crashed_on(tmp_path):
+    """A red team's code cell whose nbgrader metadata was a string crashed the grader before any judge (the whole
+    class recorded nothing). Whatever JSON a student's file holds there, its code cells are read; a cell nested past
+    the parser's depth is a load error of that cell, and the grading's limit is the default."""
+    import json
+
+    from autograder.core.submission import LOAD_ERRORS, grading_limit
+
+    deep = "x = " + "-" * 100_000 + "1"
+    cells = [{"cell_type": "code", "metadata": {"nbgrader": "oops"}, "source": "a = 1", "outputs": []},
+             {"cell_type": "code", "metadata": "not a dict", "source": ["b = ", 2], "outputs": []},
+             {"cell_type": "code", "metadata": {"nbgrader": {"grade": True, "solution": False}}, "source": "check()"},
+             {"cell_type": "code", "metadata": {}, "source": deep}]
+    path = tmp_path / "odd.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    sources = submission_code(path)
+    assert sources[:2] == ["a = 1\n", "b = 2\n"] and len(sources) == 3  # the graded test cell is left out
+    assert selfcheck.submission_timeout(path) == grading_limit([]) == 600.0
+    namespace = load_namespace(*sources)
+    assert namespace["a"] == 1 and namespace["b"] == 2
+    assert len(namespace[LOAD_ERRORS]) == 1 and "code cell 3 cannot be compiled" in namespace[LOAD_ERRORS][0]

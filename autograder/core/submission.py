@@ -19,8 +19,9 @@ class SubmissionError(Exception):
 
 
 def _is_test_cell(cell: dict) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return bool(meta.get("grade")) and not meta.get("solution")
+    meta = cell.get("metadata")
+    meta = meta.get("nbgrader") if isinstance(meta, dict) else None  # a student's file: any JSON may stand here
+    return isinstance(meta, dict) and bool(meta.get("grade")) and not meta.get("solution")
 
 
 def _drop_magics(source: str) -> str:
@@ -62,6 +63,8 @@ def notebook_code(path: Path) -> list[str]:
     try:
         nb = json.loads(Path(path).read_text(encoding="utf-8"))
         cells = nb["cells"]
+        if not isinstance(cells, list):
+            raise TypeError(f"its cells are a {type(cells).__name__}, not a list")
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as err:
         raise SubmissionError(f"{Path(path).name} is not a readable Jupyter notebook ({type(err).__name__}: "
                               f"{err}); re-download it or restore it from the exercise") from None
@@ -70,7 +73,7 @@ def notebook_code(path: Path) -> list[str]:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code" or _is_test_cell(cell):
             continue
         source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
+        source = "".join(map(str, source)) if isinstance(source, list) else str(source)
         parts.append(plain_python(source))
     return parts
 
@@ -113,6 +116,10 @@ def load_namespace(*sources: str) -> dict:
             code = compile(source, filename, "exec", dont_inherit=True)
         except SyntaxError as err:
             namespace[LOAD_ERRORS].append(f"code cell {number} has a syntax error, line {err.lineno}: {err.msg}")
+            continue
+        except (ValueError, MemoryError, RecursionError) as err:  # a null byte; nesting past the parser's depth
+            namespace[LOAD_ERRORS].append(f"code cell {number} cannot be compiled: {type(err).__name__}: "
+                                          f"{str(err)[:200]}")
             continue
         try:
             exec(code, namespace)  # noqa: S102 - running the student's code is the point
@@ -185,7 +192,7 @@ def compile_modes(sources: list[str]) -> list[str]:
     for source in sources:
         try:
             tree = ast.parse(source)
-        except SyntaxError:
+        except (SyntaxError, ValueError, MemoryError, RecursionError):  # nesting past the parser's depth too
             continue
         for node in ast.walk(tree):
             name = getattr(node.func, "attr", getattr(node.func, "id", "")) if isinstance(node, ast.Call) else ""

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from autograder.core import sandbox
 from autograder.tools.grade_student import QUARANTINED, RESULT, feedback_preflight, run_unit, unit_timeout
-from autograder.tools.notebooks import unreadable_reason
+from autograder.tools.notebooks import cap_outputs, unreadable_reason
 from autograder.tools.paths import REPO
 from autograder.tools.record import record
 from autograder.tools.release import generate, run_nbgrader
@@ -138,6 +138,13 @@ def fan_out(course: Path, students: list[str], results: Path, workers: int, retr
     """Run one grading unit per student, ``workers`` at a time; a unit that ends without its result (killed, a
     lost node) is run again up to ``retries`` times. Returns the students whose unit never finished."""
     def unit(student: str, slot: dict) -> bool:
+        try:
+            return attempts(student, slot)
+        except Exception as err:  # noqa: BLE001 - one student's files must not stop the class: they go to failed.csv
+            print(f"[{student}] the unit could not start: {type(err).__name__}: {err}", flush=True)
+            return False
+
+    def attempts(student: str, slot: dict) -> bool:
         for attempt in range(retries + 1):
             start = time.perf_counter()
             cmd = [sys.executable, "-m", "autograder.tools.grade_student", "--course", str(course),
@@ -158,12 +165,39 @@ def fan_out(course: Path, students: list[str], results: Path, workers: int, retr
     return [s for s, done in zip(students, finished, strict=True) if not done]
 
 
+FEEDBACK_FAILED_CSV = "feedback-failed.csv"
+
+
 def feedback(course: Path) -> list[Path]:
     """Feedback HTML for every recorded assignment (a practice one, never scored, keeps its executed notebook in
-    results/<student>/autograded/ instead)."""
+    results/<student>/autograded/ instead). One student's notebook that nbgrader cannot render costs that student's
+    page only: every other page is made, and ``autograded/feedback-failed.csv`` lists the pages not made, with
+    nbgrader's last words (the command then exits 1). Outputs longer than notebooks.OUTPUT_CAP are cut first."""
+    failed = []
     for name in submitted_assignments(course):
-        if any((course / "autograded").glob(f"*/{name}")):
+        recorded = sorted((course / "autograded").glob(f"*/{name}/{name}.ipynb"))
+        if not recorded:
+            continue
+        for notebook in recorded:
+            cap_outputs(notebook)
+        start = time.time()
+        try:
             run_nbgrader(course, "generate_feedback", name, "--force")
+            why = ""
+        except RuntimeError as err:  # nbgrader goes on past a student it cannot render, then exits 1
+            why = " ".join(str(err).split())[-300:]
+        for notebook in recorded:
+            student = notebook.parent.parent.name
+            page = course / "feedback" / student / name / f"{name}.html"
+            if not page.exists() or page.stat().st_mtime < start - 1:
+                failed.append((student, name, why or "nbgrader made no page"))
+    report = course / "autograded" / FEEDBACK_FAILED_CSV
+    report.unlink(missing_ok=True)
+    if failed:
+        with report.open("w", newline="") as f:
+            csv.writer(f).writerows([("student", "assignment", "why"), *failed])
+        for student, name, _ in failed:
+            print(f"FEEDBACK NOT MADE: {student}/{name} (autograded/{FEEDBACK_FAILED_CSV} says why)", file=sys.stderr)
     return sorted((course / "feedback").glob("*/*/*.html"))
 
 
@@ -244,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {"release": release, "feedback": feedback, "grades": grades}[args.command](course)
     for item in result if isinstance(result, list) else [result]:
         print(item)
-    return 0
+    return 1 if args.command == "feedback" and (course / "autograded" / FEEDBACK_FAILED_CSV).exists() else 0
 
 
 if __name__ == "__main__":
