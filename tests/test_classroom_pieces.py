@@ -407,3 +407,17 @@ def test_a_unit_that_cannot_start_for_one_student_does_not_stop_the_class(tmp_pa
     monkeypatch.setattr(classroom, "run_unit", unit)
     assert classroom.fan_out(tmp_path, ["alice", "mallet", "zoe"], tmp_path / "results", workers=1) == ["mallet"]
     assert sorted(p.name for p in (tmp_path / "results").iterdir()) == ["alice", "zoe"]
+
+
+def test_a_units_time_limit_is_a_number_whatever_the_students_files_hold(tmp_path, monkeypatch):
+    """unit_timeout runs before any unit, in make autograde, a Ray task and a Slurm task alike: a student's files
+    that make reading them raise give the longest limit an assignment could ask for, not an exception."""
+    (tmp_path / "submitted" / "mallet" / "01_eager_mode").mkdir(parents=True)
+    (tmp_path / "submitted" / "mallet" / "01_eager_mode" / "01_eager_mode.ipynb").write_text("{}")
+    honest = grade_student.unit_timeout(tmp_path, "mallet")
+
+    def broken(path=None):
+        raise AttributeError("'str' object has no attribute 'get'")
+
+    monkeypatch.setattr(grade_student, "submission_timeout", broken)
+    assert grade_student.unit_timeout(tmp_path, "mallet") > honest > 0
