@@ -421,3 +421,18 @@ def test_a_units_time_limit_is_a_number_whatever_the_students_files_hold(tmp_pat
 
     monkeypatch.setattr(grade_student, "submission_timeout", broken)
     assert grade_student.unit_timeout(tmp_path, "mallet") > honest > 0
+
+
+def test_a_feedback_log_the_students_code_filled_keeps_only_its_tail(tmp_path):
+    """The feedback run's log lies in the course folder after the unit, and the student's kernel writes into it (a
+    red team appended 100 MiB through /proc/1/fd/1): it keeps its last LOG_KEEP bytes, which hold its last line."""
+    log = tmp_path / "00_warmup-feedback.log"
+    log.write_bytes(b"x" * (3 * grade_student.LOG_KEEP) + b"\nthe kernel did not start\n")
+    grade_student.keep_tail(log)
+    text = log.read_text()
+    assert len(text) < grade_student.LOG_KEEP + 200 and text.startswith("[the first ")
+    assert text.endswith("the kernel did not start\n")
+    short = tmp_path / "short.log"
+    short.write_text("fine\n")
+    grade_student.keep_tail(short)
+    assert short.read_text() == "fine\n"

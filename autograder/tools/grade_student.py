@@ -190,12 +190,33 @@ def feedback_run(scratch: Path, student: str, assignment: str, reports: Path, lo
     cmd = [sys.executable, "-m", NBGRADER, "autograde", assignment, "--student", student, "--force",
            f"--CourseDirectory.root={scratch}", f"--CourseDirectory.db_url=sqlite:///{scratch / 'gradebook.db'}"]
     argv = sandbox.wrap(cmd, writable=[scratch], readable=[reports], cwd=scratch)
-    with open(log, "w") as output:
-        try:
-            return subprocess.run(argv, cwd=scratch, env=env, stdout=output, stderr=subprocess.STDOUT,
-                                  timeout=submission_timeout() + 600).returncode
-        except subprocess.TimeoutExpired:
-            return -1
+    try:
+        with open(log, "w") as output:
+            try:
+                return subprocess.run(argv, cwd=scratch, env=env, stdout=output, stderr=subprocess.STDOUT,
+                                      timeout=submission_timeout() + 600).returncode
+            except subprocess.TimeoutExpired:
+                return -1
+    finally:
+        keep_tail(log)
+
+
+LOG_KEEP = 256 * 1024
+
+
+def keep_tail(log: Path, keep: int = LOG_KEEP) -> None:
+    """Cut a feedback log the student's code wrote into (its kernel's output; a red team appended 100 MiB through
+    /proc/1/fd/1) to its last ``keep`` bytes: it stays in the course folder after the unit."""
+    try:
+        size = log.stat().st_size
+        if size <= keep:
+            return
+        with open(log, "rb") as f:
+            f.seek(size - keep)
+            tail = f.read()
+        log.write_bytes(f"[the first {size - keep} bytes of this log were cut by the grader]\n".encode() + tail)
+    except OSError:
+        pass
 
 
 def slot(reports: list[Report]) -> dict:
