@@ -474,7 +474,8 @@ def test_exercise_01s_probes_tell_the_check_from_every_lesser_one_under_any_secr
     check a red team wrote disagrees with it on some probe (raises where it returns, or returns where it raises):
     the inputs and the first layer only, the inputs and the last bias row, the sum of the output, a bound on
     |x| + |bias|; and the second red team's: infinities only (a NaN in a bias passes), column sums, a threshold
-    under float32's largest value, the first four layers, all but the last layer, the timing shape only. The
+    under float32's largest value, the first four layers, all but the last layer, the timing shape only, float32
+    inputs only. The
     check of the output once (a non-finite activation never becomes finite again) agrees on all.
     The order differs between secrets, so raising by call count fails too."""
     from autograder.exercises.ex01_eager_mode import spec
@@ -512,6 +513,7 @@ def test_exercise_01s_probes_tell_the_check_from_every_lesser_one_under_any_secr
         "the first four layers": lambda x, b: finite(layers(x, b[:4])),
         "all but the last layer": lambda x, b: finite(layers(x, b[:-1])) and finite(b[-1]),
         "the timing shape only": lambda x, b: tuple(x.shape) != tuple(timing) or finite(layers(x, b)),
+        "float32 only": lambda x, b: x.dtype != torch.float32 or finite(layers(x, b)),
     }
     wrong_somewhere = dict.fromkeys(lesser, False)
     orders = set()

@@ -318,7 +318,8 @@ def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
 # (2e38 carried through GELU unchanged, then 2e38 more); finite inputs that overflow to -inf at the first layer
 # (GELU(-inf) is NaN); a NaN in a bias row, at the shape and layer count of one of the trials the student never saw
 # (a check of the timing shape only, or of infinities only, is not the check); an overflow in the last of six layers
-# at the timing shape (a check of the first four layers, or of all but the last, is not the check). Finite extremes
+# at the timing shape (a check of the first four layers, or of all but the last, is not the check); a NaN in a float16
+# x (x may be any float dtype: a check of float32 inputs only is not the check). Finite extremes
 # (it returns, and so must the submission): a row of 1e38s, whose sum overflows (a check of the sum is not the
 # check); a bias that cancels a 3e38 input (a bound on |x| + |bias| is not the check); -1e14, whose cube overflows
 # inside the layer while the layer's output is -0 (the guard reads the output); a column of 1e38s (a check of column
@@ -326,7 +327,7 @@ def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
 # check).
 GUARDS = ("a NaN in x", "an infinite bias in a layer before the last", "finite values that overflow in a later layer",
           "finite values that overflow to -inf in the first layer", "a NaN in a bias row, at a trial's shape",
-          "finite values that overflow in the last of 6 layers")
+          "finite values that overflow in the last of 6 layers", "a NaN in x, in float16")
 EXTREMES = ("a row of 1e38s (their sum overflows; no activation does)", "a 3e38 input cancelled by its bias",
             "-1e14 in x (its cube overflows inside the layer; the layer's output is -0)",
             "a column of 1e38s (its sum overflows; no activation does)",
@@ -336,13 +337,15 @@ EXTREMES = ("a row of 1e38s (their sum overflows; no activation does)", "a 3e38 
 def _probe(gen: torch.Generator, i: int, ctx: GradeContext, kind: str) -> tuple[str, tuple, bool]:
     # The timing shape and layer count, which the first two trials compiled, or a trial's own shape and layer count:
     # a probe costs no compile of its own (a static compile per shape, fullgraph=True, met its recompile limit on
-    # probes of new shapes), but for the six-layer one (one compile more, within the limit).
+    # probes of new shapes), but for the six-layer and the float16 ones (a compile more each, within the limit).
     shape, layers = SIZES[ctx.size], LAYERS
     if kind == GUARDS[4]:
         shape, layers = trial_shapes(ctx)[2 + int(torch.randint(4, (), generator=gen))]
     elif kind == GUARDS[5]:
         layers = 6
     x, bias = _inputs(ctx.generator("probe", i, device="cpu"), shape, "cpu", layers)
+    if kind == GUARDS[6]:
+        x, bias = x.half(), bias.half()
     rows, cols = shape[-2:]
     r, c = int(torch.randint(rows, (), generator=gen)), int(torch.randint(cols, (), generator=gen))
     k = int(torch.randint(1, max(layers, 2), (), generator=gen))  # a later layer (1..layers-1)
@@ -355,7 +358,7 @@ def _probe(gen: torch.Generator, i: int, ctx: GradeContext, kind: str) -> tuple[
         x[:, c] = 1e38
     elif kind == EXTREMES[4]:
         x[r, c], bias[:, c] = 3e38, 0.0
-    elif kind == GUARDS[0]:
+    elif kind in (GUARDS[0], GUARDS[6]):
         x[r, c] = float("nan")
     elif kind == GUARDS[1]:
         bias[k - 1, c] = float("inf") if int(torch.randint(2, (), generator=gen)) else float("-inf")
@@ -374,14 +377,15 @@ def _probe(gen: torch.Generator, i: int, ctx: GradeContext, kind: str) -> tuple[
 
 def probe_cases(ctx: GradeContext) -> list[tuple[str, tuple, bool]]:
     """The probes after the six trials, (label, (x, bias), whether checked_gelu_bias raises), in an order drawn from
-    the secret: four to six guards (always a later layer's overflow, an infinite bias before the last layer, a NaN in
-    a bias at a trial's shape and an overflow in the last of six layers) and the five finite extremes, with one
+    the secret: five to seven guards (always a later layer's overflow, an infinite bias before the last layer, a NaN
+    in a bias at a trial's shape, an overflow in the last of six layers and a NaN in a float16 x) and the five
+    finite extremes, with one
     plain input among them or not. A function that raises by call count, by the inputs alone, by a sum or a bound,
-    checks only some layers, only the timing shape or only infinities, is wrong on one of them (the red teams'
+    checks only some layers, only the timing shape, only float32 or only infinities, is wrong on one of them (the red teams'
     lesser checks: tests/test_exercises.py)."""
     gen = torch.Generator().manual_seed(ctx.seed("probes"))
     extra = [GUARDS[int(torch.randint(4, (), generator=gen))] for _ in range(int(torch.randint(3, (), generator=gen)))]
-    kinds = [GUARDS[2], GUARDS[1], GUARDS[4], GUARDS[5], *extra, *EXTREMES] + (
+    kinds = [GUARDS[2], GUARDS[1], GUARDS[4], GUARDS[5], GUARDS[6], *extra, *EXTREMES] + (
         ["plain"] if int(torch.randint(2, (), generator=gen)) else [])
     order = torch.randperm(len(kinds), generator=gen).tolist()
     return [_probe(gen, i, ctx, kinds[j]) for i, j in enumerate(order)]
