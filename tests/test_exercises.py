@@ -530,7 +530,8 @@ def test_exercise_01s_probes_tell_the_check_from_every_lesser_one_under_any_secr
                 assert raises, label
             assert finite(layers(x, b)) != raises, label  # the honest check of the output once agrees
             for name, passes in lesser.items():
-                wrong_somewhere[name] |= passes(x, b) == raises
+                if not wrong_somewhere[name]:  # found wrong once is enough (each costs a pass over the layers)
+                    wrong_somewhere[name] = passes(x, b) == raises
     assert all(wrong_somewhere.values()), wrong_somewhere
     assert len(orders) >= 10, "the probes' order must come from the secret"
     for _, args in spec.correctness_cases(_01_context("secret 1"))[2:]:
