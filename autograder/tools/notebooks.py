@@ -121,27 +121,6 @@ def strip_file(path: Path) -> bool:
     return False
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.tools.notebooks", description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["strip", "check"])
-    parser.add_argument("paths", nargs="*", type=Path, help="notebooks (default: every course notebook)")
-    args = parser.parse_args(argv)
-    paths = args.paths or course_notebooks()
-    if args.command == "strip":
-        for path in paths:
-            if strip_file(path):
-                print(f"stripped {path}")
-        return 0
-    unclean = [p for p in paths if not is_clean(p)]
-    for path in unclean:
-        print(f"{path}: has outputs, execution counts or local metadata; fix with `{FIX_COMMAND}`")
-    return 1 if unclean else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 OUTPUT_CAP = 200_000  # characters of one output a feedback page keeps
 
 
@@ -166,3 +145,25 @@ def cap_outputs(path: Path, limit: int = OUTPUT_CAP) -> int:
     if cut:
         nbformat.write(nb, path)
     return cut
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.tools.notebooks", description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["strip", "check"])
+    parser.add_argument("paths", nargs="*", type=Path, help="notebooks (default: every course notebook)")
+    args = parser.parse_args(argv)
+    paths = args.paths or course_notebooks()
+    if args.command == "strip":
+        for path in paths:
+            if strip_file(path):
+                print(f"stripped {path}")
+        return 0
+    unclean = [p for p in paths if not is_clean(p)]
+    for path in unclean:
+        print(f"{path}: has outputs, execution counts or local metadata; fix with `{FIX_COMMAND}`")
+    return 1 if unclean else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
