@@ -352,6 +352,26 @@ def test_gpu_specific_cases_include_the_honest_ones_that_must_pass_a_speed_gate(
     assert cpu_decided and not set(cpu_decided) & set(chosen)
 
 
+def test_an_honest_case_with_a_gpu_speed_promise_is_graded_on_it_only_where_a_gpu_times_it():
+    """05/geometric_buckets promises few_graphs and outputs_match everywhere and the speed gate on a GPU: a GPU
+    grading that fails speed is a wrong failure; a CPU grading is not asked for speed at all."""
+    from autograder.tools.cases import verdict
+    from autograder.tools.gpu_check import selected_cases, timed
+
+    case = next(c for c in selected_cases(["05_dynamic_shapes"], gpu_specific=True) if c.name == "geometric_buckets")
+    assert case.must_pass(False) == ("few_graphs", "outputs_match") and timed(case)
+    assert case.graded_checks(cuda=True) == ["few_graphs", "outputs_match", "speed"]
+
+    def report(speed_status):
+        results = [CheckResult(c, c, "correctness", 0.0, 3, "passed", "ok") for c in ("few_graphs", "outputs_match")]
+        results.append(CheckResult("speed", "speed", "speed", 0.0, 4, speed_status, "too slow: 1.2x"))
+        return Report("05_dynamic_shapes", results, {"gpu": "test"}, 1.0, False)
+    assert verdict(case, report("passed"), cuda=True)[0]
+    ok, why = verdict(case, report("failed"), cuda=True)
+    assert not ok and "wrongly failed" in why and "speed" in why
+    assert verdict(case, report("failed"), cuda=False)[0]
+
+
 def test_timed_cases_go_in_rounds_so_a_deadline_cuts_every_case_short_alike(tmp_path, monkeypatch):
     """Timed cases are graded one at a time, one grading per case in each round: a sitting's deadline leaves each
     case with about as many gradings as the others, not the first case with all of them and the rest with none

@@ -46,15 +46,27 @@ def test_masked_pooling_of_a_padded_batch_equals_the_exact_one():
 
 
 def test_unseen_lengths_are_new_distinct_and_half_of_them_longer_than_any_warm_up_request():
-    class Ctx:
-        size = "full"
+    for secret in ("some instructor secret", "another", "a third"):
+        class Ctx:
+            size = "full"
 
-        @staticmethod
-        def seed(purpose, index=0):
-            return seed_for("05_dynamic_shapes", purpose, index, "some instructor secret")
-    warm, unseen = ex05.stream_lengths(Ctx)
-    assert len(unseen) == len(set(unseen)) == 16 and not set(unseen) & set(warm)
-    assert sum(t > max(warm) for t in unseen) == 8
+            @staticmethod
+            def seed(purpose, index=0, secret=secret):
+                return seed_for("05_dynamic_shapes", purpose, index, secret)
+        warm, unseen = ex05.stream_lengths(Ctx)
+        assert len(unseen) == len(set(unseen)) == 16 and not set(unseen) & set(warm)
+        assert sum(t > max(warm) for t in unseen) >= 8 and ex05_workload.CONFIGS["full"][4] in unseen
+        assert sum(t <= 95 for t in warm) >= len(warm) // 2  # the warm-up is traffic: mostly short requests
+
+
+def test_the_timed_traffic_has_the_distributions_mix_in_every_cycle():
+    """One length from each 64th of the distribution: every cycle holds the same share of long requests, so the
+    speedup does not depend on which requests a secret happened to draw."""
+    gen = torch.Generator().manual_seed(0)
+    cycles = [sorted(ex05_workload.stratified("full", 64, gen)) for _ in range(20)]
+    assert all(sum(t > 300 for t in c) in (1, 2, 3) and c[31] <= 60 for c in cycles)
+    history = ex05_workload.traffic("full", ex05_workload.HISTORY, gen)
+    assert 40 <= sorted(history)[1000] <= 56 and max(history) <= 2048 and min(history) >= 8
 
 
 def test_the_graph_budget_stops_a_compile_that_never_ends():

@@ -77,6 +77,9 @@ class Timed:
     finish_numel: int = 0
     verify: Callable | None = None
     min_block_s: float | None = None  # default: GPU_BLOCK_S on a GPU, MIN_BLOCK_S on a CPU
+    # a timed block's calls are a multiple of this: with args cycling over that many kinds of call (05's traffic
+    # lengths), every block holds each kind as often, so blocks of both sides time the same mix
+    calls_multiple: int = 1
 
 
 @dataclass
@@ -303,6 +306,8 @@ class _Runner:
         host = self._block(self.calls) * 1.0
         if host < block_s:
             self.calls = max(self.calls, math.ceil(self.calls * block_s / max(host, 1e-7)))
+        m = self.timed.calls_multiple
+        self.calls = m * math.ceil(self.calls / m)
 
     def run_block(self) -> float:
         per_call = self._block(self.calls) / self.calls

@@ -11,7 +11,8 @@ Each file starts with one header line:
 * kind: ``wrong`` (a plausible wrong approach), ``cheat`` (an attempt to fool the grader) or ``honest`` (a
   legitimate technique other than the reference's);
 * checks: the checks that must fail (or pass) wherever the case runs; ``*``: every check;
-* gpu_checks: checks that must also fail on a GPU (the speed gate exists only there);
+* gpu_checks: checks that must also fail (a rejected case) or pass (a passed one) on a GPU (the speed gate
+  exists only there);
 * reason: words the failure message (or hint) must contain (``a / b``: either);
 * note: words a diagnosis note (what the worker said about itself, never graded) must contain (``a / b``: either),
   where the note is what tells the case: a diagnosed case, and a rejected one on a device where what rejects it
@@ -55,9 +56,13 @@ class Case:
     def must_fail(self, cuda: bool) -> tuple[str, ...]:
         return self.checks + (self.gpu_checks if cuda else ())
 
+    def must_pass(self, cuda: bool) -> tuple[str, ...]:
+        """A passed case's checks (() for all): on a GPU its gpu_checks too (a speed gate a CPU cannot time)."""
+        return self.checks + (self.gpu_checks if cuda and self.checks else ())
+
     def graded_checks(self, cuda: bool) -> list[str] | None:
         """The checks a grading of this case needs (None: all)."""
-        wanted = self.must_fail(cuda) if self.outcome == "rejected" else self.checks
+        wanted = self.must_fail(cuda) if self.outcome == "rejected" else self.must_pass(cuda)
         if self.outcome == "rejected" and not wanted:  # told by its note here (what fails it needs a GPU): all
             return None
         return None if not wanted or "*" in wanted else list(wanted)
@@ -98,10 +103,11 @@ def verdict(case: Case, report: Report, cuda: bool = False) -> tuple[bool, str]:
         return False, "nothing was graded"
     missing_note = _noted(case, report)
     if case.outcome in ("passed", "diagnosed"):
-        targets = [r for r in report.results if not case.checks or r.id in case.checks]
+        wanted = case.must_pass(cuda)
+        targets = [r for r in report.results if not wanted or r.id in wanted]
         bad = [r.line() for r in targets if r.status != PASSED]
         if not targets:
-            return False, f"none of the checks {case.checks} were graded"
+            return False, f"none of the checks {wanted} were graded"
         if bad:
             return False, "wrongly failed: " + "; ".join(bad)
         if missing_note:

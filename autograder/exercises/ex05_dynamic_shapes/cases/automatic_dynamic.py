@@ -3,7 +3,7 @@
 import torch
 
 
-def make_server(model):
+def make_server(model, traffic):
     encode = torch.compile(model.encode)
 
     def handle(x):

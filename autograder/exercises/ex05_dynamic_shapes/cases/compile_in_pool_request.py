@@ -44,7 +44,7 @@ def _pool(self, msg):
 _w.Worker.op_pool = _pool
 
 
-def make_server(model):
+def make_server(model, traffic):
     _state.update(encode=torch.compile(model.encode, dynamic=False), step=model.max_len // 4, dim=model.dim,
                   ready=set())
 

@@ -15,7 +15,7 @@ BUCKETS_IN_32NDS = (9, 18, 27, 32)  # of max_len: the warm-up stream (up to max_
 # long unseen lengths the last two (smoke: 9, 18, 27, 32; full: 72, 144, 216, 256)
 
 
-def make_server(model):
+def make_server(model, traffic):
     def run(x, mask):
         return model.encode(x * 1.0, mask) * 1.0  # a graph of its own: no cache entry exists for it
 

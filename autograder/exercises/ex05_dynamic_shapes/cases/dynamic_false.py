@@ -4,7 +4,7 @@
 import torch
 
 
-def make_server(model):
+def make_server(model, traffic):
     encode = torch.compile(model.encode, dynamic=False)
 
     def handle(x):

@@ -3,7 +3,7 @@
 import torch
 
 
-def make_server(model):
+def make_server(model, traffic):
     encode = torch.compile(model.encode, dynamic=True)
     device = next(model.parameters()).device
     with torch.no_grad():

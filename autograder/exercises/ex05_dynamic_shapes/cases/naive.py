@@ -4,5 +4,5 @@
 import torch
 
 
-def make_server(model):
+def make_server(model, traffic):
     return torch.compile(model)

@@ -28,7 +28,7 @@ _precompile(build_model("smoke", 0, "cpu"))
 torch._dynamo.reset()
 
 
-def make_server(model):
+def make_server(model, traffic):
     encode = _precompile(model)
 
     def handle(x):

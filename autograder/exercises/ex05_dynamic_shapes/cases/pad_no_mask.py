@@ -4,7 +4,7 @@
 import torch
 
 
-def make_server(model):
+def make_server(model, traffic):
     encode = torch.compile(model.encode, mode="reduce-overhead", dynamic=False)
     step = model.max_len // 4
     buckets = [step * i for i in range(1, 5)]

@@ -5,7 +5,7 @@
 import torch
 
 
-def make_server(model):
+def make_server(model, traffic):
     torch._dynamo.config.recompile_limit = 10_000
     encode = torch.compile(model.encode, dynamic=False)
     device = next(model.parameters()).device

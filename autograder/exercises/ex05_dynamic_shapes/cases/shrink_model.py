@@ -3,7 +3,7 @@
 import torch
 
 
-def make_server(model):
+def make_server(model, traffic):
     model.blocks = model.blocks[:1]
     encode = torch.compile(model.encode, dynamic=True)
 

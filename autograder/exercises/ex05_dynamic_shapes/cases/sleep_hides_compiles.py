@@ -12,7 +12,7 @@ import torch
 from torch._dynamo.utils import counters
 
 
-def make_server(model):
+def make_server(model, traffic):
     encode = torch.compile(model.encode, dynamic=False)
     step = model.max_len // 4
 

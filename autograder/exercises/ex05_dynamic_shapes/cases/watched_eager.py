@@ -19,7 +19,7 @@ def _graph_budget():
     return None
 
 
-def make_server(model):
+def make_server(model, traffic):
     watched = _graph_budget() == 6          # few_graphs installs MAX_GRAPHS = 6
     step = model.max_len // 4
     encode = torch.compile(model.encode, dynamic=False)

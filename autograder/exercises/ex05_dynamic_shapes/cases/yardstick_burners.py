@@ -10,7 +10,6 @@ import torch
 S = 0.15
 BURN_S = 4.0
 BURNERS = 4
-BUCKETS = (9, 18, 27, 32)
 
 
 def _burn():
@@ -28,7 +27,7 @@ def _burn():
 _burn()
 
 
-def make_server(model):
+def make_server(model, traffic):
     def run(x, mask):
         a = model.encode(x, mask)
         b = model.encode(x * 1.0, mask)
@@ -36,13 +35,14 @@ def make_server(model):
         return (a + b + c) / 3.0  # three traces of the same math: a bigger graph, a longer (cold) compile
 
     encode = torch.compile(run, dynamic=False, backend="aot_eager")
+    buckets = [model.max_len * i // 4 for i in range(1, 5)]
     ready = set()
 
     def handle(x):
         start = time.perf_counter()
         model.requests += 1
         t = x.shape[1]
-        length = next(b for b in BUCKETS if b >= t)
+        length = next(b for b in buckets if b >= t)
         mask = torch.arange(length, device=x.device)[None] >= t
         with torch.compiler.set_stance("default"):
             out = encode(torch.nn.functional.pad(x, (0, 0, 0, length - t)), mask)[:, :t].clone()

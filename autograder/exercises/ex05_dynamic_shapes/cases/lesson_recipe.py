@@ -1,0 +1,29 @@
+# outcome: rejected | kind: wrong | checks: - | gpu_checks: speed | reason: too slow | device: any
+# Known wrong (issue 39: the graded part demands transfer): lesson 5's recipe copied as it is, four equal-width
+# buckets of max_len / 4 under reduce-overhead. Right, and nothing recompiles, but on this traffic every short
+# request (half are 48 tokens or fewer) is padded to 512 positions: on an H200 1.24x eager
+# (benchmarks/design/ex05_traffic.py, equal4_ro).
+import torch
+
+
+def make_server(model, traffic):
+    encode = torch.compile(model.encode, mode="reduce-overhead", dynamic=False)
+    step = model.max_len // 4
+    buckets = [step * i for i in range(1, 5)]
+    device = next(model.parameters()).device
+    with torch.no_grad():
+        for length in buckets:
+            x = torch.zeros(1, length, model.dim, device=device)
+            mask = torch.zeros(1, length, dtype=torch.bool, device=device)
+            for _ in range(3):
+                encode(x, mask)
+
+    def handle(x):
+        model.requests += 1
+        t = x.shape[1]
+        length = buckets[(t - 1) // step]
+        padded = torch.nn.functional.pad(x, (0, 0, 0, length - t))
+        mask = torch.arange(length, device=x.device)[None] >= t
+        return encode(padded, mask)[:, :t].clone()
+
+    return handle
