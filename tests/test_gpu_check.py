@@ -47,6 +47,30 @@ def test_rebuild_recomputes_the_tables_from_the_recorded_runs_without_a_gpu(tmp_
     assert "6.00x (5.00..7.00)" in (tmp_path / "gpu-results.md").read_text()
 
 
+def test_a_rebuild_drops_the_rows_of_cases_whose_runs_moved_to_a_before_folder(tmp_path):
+    """An exercise redesigned: its old runs go to gpu-runs/before-<ex>-transfer/ and their rows leave the tables,
+    unless the case was graded again on the new design (2026-11-29: 05's old rows stayed after a rebuild)."""
+    import json
+
+    from autograder.tools.gpu_check import main
+
+    old = {"runs": 20, "passed": 0, "kind": "cheat", "outcome": "rejected"}
+    (tmp_path / "gpu-results.json").write_text(json.dumps(
+        {"gpu": "test", "torch": "x", "date": "d", "exercises": {"05_dynamic_shapes": {"reference": None, "wrong": {
+            "naive": dict(old, kind="wrong")}}},
+         "redteam_gpu": {"05_dynamic_shapes/stance_inside": "rejected", "05_dynamic_shapes/shrink_model": "rejected"},
+         "cases": {"05_dynamic_shapes/stance_inside": old, "05_dynamic_shapes/shrink_model": old,
+                   "05_dynamic_shapes/naive": dict(old, kind="wrong")}}))
+    before = tmp_path / "gpu-runs" / "before-05-transfer"
+    before.mkdir(parents=True)
+    for name in ("stance_inside", "naive"):
+        (before / f"05_dynamic_shapes.{name}.jsonl").write_text("")
+    assert main(["--rebuild", "--out", str(tmp_path)]) == 0
+    results = json.loads((tmp_path / "gpu-results.json").read_text())
+    assert set(results["redteam_gpu"]) == set(results["cases"]) == {"05_dynamic_shapes/shrink_model"}
+    assert results["exercises"]["05_dynamic_shapes"]["wrong"] == {}
+
+
 def test_a_sitting_on_another_gpu_keeps_every_earlier_row(tmp_path):
     import json
 

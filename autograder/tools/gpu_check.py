@@ -365,6 +365,19 @@ def case_verdict(summary: dict) -> str:
     return f"WRONG: {word} only {summary['as_promised']}/{summary['runs']}" + (f" ({how})" if how else "")
 
 
+def drop_retired(results: dict, out: Path, summaries: dict[str, dict]) -> None:
+    """Cases whose runs were moved into a gpu-runs/before-*/ folder (graded on an exercise's earlier design) leave
+    the tables, unless they have runs of the current design beside it."""
+    for path in sorted((out / "gpu-runs").glob("before-*/*.jsonl")):
+        exercise_id, name = path.stem.split(".", 1)
+        key = f"{exercise_id}/{name}"
+        if name == "reference" or key in summaries:
+            continue
+        results.get("cases", {}).pop(key, None)
+        results.get("redteam_gpu", {}).pop(key, None)
+        results["exercises"].get(exercise_id, {}).get("wrong", {}).pop(name, None)
+
+
 def place_cases(results: dict, summaries: dict[str, dict]) -> None:
     """Wrong approaches under their exercise (the results contract), cheats and honest cases in redteam_gpu."""
     for key, summary in summaries.items():
@@ -474,6 +487,7 @@ def rebuild(out: Path, classroom: Path | None = None, quiet: bool = False) -> in
         elif (exercise_id, name) in known:
             summaries[f"{exercise_id}/{name}"] = summarise_case(known[(exercise_id, name)], reports)
     place_cases(results, summaries)
+    drop_retired(results, out, summaries)
     if seen:
         results["gpu"] = " / ".join(sorted(str(g) for g in seen))
         results["torch"] = " / ".join(sorted(str(t) for t in torches))

@@ -4,6 +4,12 @@ tail up to max_len) — served one request at a time. For each way of serving, t
 cycle of drawn lengths (back to back, synchronised at the end of each cycle: the grader's timed blocks), and its
 ratio to the eager model's; plus each bucket length's own time, compiled and eager.
 
+On an H200 (2026-11-29, torch 2.11, ex05-traffic-h200-2026-11-29.jsonl beside this file), at d1024 and max_len
+2048: eager 1.0 ms per request over the traffic; equal-width buckets 1.24x, quantile edges 1.77x, padding-optimal
+edges 3.06x, a geometric ladder 3.28x, one dynamic graph 1.67x, dynamic under reduce-overhead 3.60x. Graded on
+another H200 host the equal-width recipe reached 1.57x-2.21x (its eager requests there took 1.2-1.6 ms): the
+premise held on this probe's host only.
+
 The premise to measure: the lesson's recipe (four equal-width buckets under reduce-overhead) pads most requests
 to a quarter of max_len and loses to eager on this traffic; buckets chosen from the distribution (few padded
 positions) win by a wide margin; one dynamic graph sits between.
@@ -27,6 +33,10 @@ CONFIGS = {  # name: (d, heads, layers, max_len, lognormal median, sigma, min_le
     "d512-2048": (512, 8, 2, 2048, 48, 1.0, 8),
     "d1024-2048": (1024, 16, 2, 2048, 48, 1.0, 8),
     "d768-1024": (768, 12, 2, 1024, 40, 0.9, 8),
+    # for the next sitting (not yet run): equal-width buckets of 1024 (max_len 4096), or a wider model, so that
+    # padding a short request to the first equal-width bucket costs more than an eager request on any host
+    "d1024-4096": (1024, 16, 2, 4096, 48, 1.0, 8),
+    "d1536-2048": (1536, 16, 2, 2048, 48, 1.0, 8),
     "smoke": (32, 4, 2, 64, 8, 0.8, 1),
 }
 

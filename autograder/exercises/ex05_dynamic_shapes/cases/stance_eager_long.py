@@ -1,5 +1,5 @@
 # outcome: rejected | kind: cheat | checks: - | gpu_checks: speed | reason: too slow | device: gpu | class: 7
-# Compiles only what the warm-up stream needs and serves every length it has not seen with the compiler switched
+# Compiles the first six lengths it meets (the graph budget) and serves every other length with the compiler switched
 # off inside the call (set_stance("force_eager")): nothing recompiles, and every timed request (lengths never
 # seen before) runs at eager speed on the judge's clock.
 import torch
@@ -12,7 +12,7 @@ def make_server(model, traffic):
     def handle(x):
         model.requests += 1
         t = x.shape[1]
-        if len(seen) < 12 or t in seen:
+        if len(seen) < 6 or t in seen:  # six graphs: within the budget
             seen.add(t)
             return encode(x)
         with torch.compiler.set_stance("force_eager"):
