@@ -195,11 +195,15 @@ def test_autocast_inside_or_outside_the_compiled_function_one_graph_no_recompile
         results[placement] = ([f"{v:.6f}" for v in losses], f"{loss_diff:.1e}", f"{grad_diff:.1e}")
     # the same model graph either way (the loss is inside it only in the second): the same printed numbers
     assert results["autocast outside"] == results["autocast inside"]
-    assert results["autocast inside"][1:] == ("1.8e-04", "4.8e-03")
+    # what the lesson quotes; the loss difference moved between CPU runs (1.8e-4 until 2026-11-27, 1.6e-4 in the
+    # environments built on 2026-11-29, torch 2.13.0 both times), so the prose gives the range
+    loss_said, grad_said = results["autocast inside"][1:]
+    assert 1.5e-4 <= float(loss_said) <= 1.9e-4 and grad_said == "4.8e-03", (loss_said, grad_said)
     assert (ns["LOSS_RTOL"], ns["GRAD_RTOL"]) == (1e-3, 1e-2)
     _said("amp-training-read", "Both placements run, compile one graph each",
           "do not recompile over the steps", "They agree with each other to every printed digit",
-          "on the CPU they stayed within the cell's tolerances (the losses 1.8e-4 apart, the gradients 4.8e-3, about "
+          "on the CPU they stayed within the cell's tolerances (the losses 1.6e-4 to 1.8e-4 apart over our CPU "
+          "runs, the gradients 4.8e-3, about "
           "bf16's resolution)")
 
 

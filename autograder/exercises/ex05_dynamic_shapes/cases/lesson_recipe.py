@@ -1,4 +1,4 @@
-# outcome: rejected | kind: wrong | checks: - | gpu_checks: speed | reason: too slow | device: any
+# outcome: rejected | kind: wrong | checks: - | gpu_checks: speed | reason: too slow | device: gpu
 # Known wrong (issue 39: the graded part demands transfer): lesson 5's recipe copied as it is, four equal-width
 # buckets of max_len / 4 under reduce-overhead. Right, and nothing recompiles, but on this traffic every short
 # request (half are 48 tokens or fewer) is padded to 512 positions: on an H200 1.24x eager in the design probe
