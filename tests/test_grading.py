@@ -5,6 +5,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -689,6 +690,10 @@ def test_a_compile_that_outlasts_a_requests_limit_goes_on_but_a_hang_and_the_gra
     message = report.result("endless").message
     assert message.startswith("grading timed out after 12 s: it was compiling"), message
     assert "compiling past its own limit" in message and 'mode="max-autotune"' in message, message
+    # where the grading's time went: earlier requests, then this one (an honest grading on a loaded machine can
+    # spend its limit in earlier checks; the last second's activity alone does not say so)
+    assert re.search(r"Before this request the grading's requests took \d+ s \(the longest, .+, \d+ s\); this "
+                     r"one had run \d+ s", message), message
 
 
 def test_a_compile_with_quiet_seconds_past_the_requests_limit_is_waited_for(monkeypatch):

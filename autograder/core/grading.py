@@ -442,7 +442,7 @@ class Session:
             doing = self.activity()  # what the operating system says the worker was doing: before the kill
             self.kill((f"grading timed out after {self._limit():g} s" if whole else
                        f"the worker did not answer within {timeout or call_timeout():g} s") + f": {doing}"
-                      + self._compiled_past_limit())
+                      + self._compiled_past_limit() + (self._time_spent() if whole else ""))
             raise WorkerGone(self.dead) from None
         except (WorkerGone, BrokenPipeError, ConnectionError, OSError) as err:
             self.kill(self._death(err))
@@ -453,6 +453,17 @@ class Session:
             if isinstance(items, list) and len(kept) < MAX_REPORTED:  # a few name the problem; millions are a flood
                 kept.extend(_texts(items, 300, MAX_REPORTED - len(kept)))
         return reply
+
+    def _time_spent(self) -> str:
+        """Where the grading's time went before the request it ran out in: a grading's limit can be spent by
+        earlier, honest checks (a loaded machine's compiles), which says more than what the worker was doing in
+        its last second."""
+        if not self.ledger:
+            return ""
+        name, longest = max(self.ledger, key=lambda entry: entry[1])
+        return (f". Before this request the grading's requests took {sum(s for _, s in self.ledger):.0f} s (the "
+                f"longest, {visible(name)}, {longest:.0f} s); this one had run "
+                f"{time.monotonic() - self.request_started:.0f} s")
 
     def _limit(self) -> float:
         return getattr(self, "timeout", DEFAULT_TIMEOUT_S)
