@@ -2,7 +2,8 @@
 
 ``make_server(model, traffic) -> handle(x) -> y``: serve a ``ServingEncoder`` (a Python request counter on the
 module) one request at a time, every length from min_len to max_len, without recompiling once serving has started.
-``traffic`` holds the lengths of 2000 past requests: most are short, a few reach max_len (workload.TRAFFIC). The
+``traffic`` holds the lengths of 2000 past requests: most are short, about 1 in 1000 over 1000 (workload.TRAFFIC);
+the grader also sends max_len itself. The
 lesson's four equal-width buckets pad most requests to a quarter of max_len and barely beat eager; buckets must
 go where the traffic is (the learner measures, then chooses: issue 39's transfer):
 
