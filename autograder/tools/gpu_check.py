@@ -197,10 +197,7 @@ def check_reference(exercise_id: str, runs: int, log, raw: RawRuns, budget: Budg
 def timed(case) -> bool:
     """Does the case's verdict rest on the judge's clock? (An honest case is graded on every check.)"""
     checks = {c.id: c for c in EXERCISES[case.exercise].checks}
-    wanted = (case.graded_checks(cuda=True) if case.outcome == "rejected"
-              else (list(case.must_pass(True)) or list(checks)))
-    if wanted is None:
-        return True
+    wanted = case.graded_checks(cuda=True) or list(checks)  # None: every check
     wanted = set(wanted) | {used for c in wanted if c in checks for used in checks[c].uses}  # graded with them
     return any(checks[c].timed for c in wanted if c in checks)
 

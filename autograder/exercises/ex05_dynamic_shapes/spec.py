@@ -3,9 +3,8 @@
 ``make_server(model, traffic) -> handle(x) -> y``: serve a ``ServingEncoder`` (a Python request counter on the
 module) one request at a time, every length from min_len to max_len, without recompiling once serving has started.
 ``traffic`` holds the lengths of 2000 past requests: most are short, about 1 in 1000 over 1000 (workload.TRAFFIC);
-the grader also sends max_len itself. The
-lesson's four equal-width buckets pad most requests to a quarter of max_len and barely beat eager; buckets must
-go where the traffic is (the learner measures, then chooses: issue 39's transfer):
+the grader also sends max_len itself. The lesson's four equal-width buckets pad most requests to a quarter of
+max_len; buckets must go where the traffic is (the learner measures, then chooses: issue 39's transfer):
 
 - few_graphs: over a warm-up stream and then lengths never sent before, no request takes a compile's time on
   the grader's clock (a recompile shows as a latency spike; the submission runs only while a request is
@@ -40,7 +39,8 @@ WORKLOAD = "autograder.exercises.ex05_dynamic_shapes.workload"
 # red team's server which check was watching.
 MAX_GRAPHS = 6
 # loading the submission, make_server and the warm-up stream. Measured on an H200 with cold caches (d1024, max_len
-# 2048): six buckets under reduce-overhead 14 s, one dynamic graph 4 s; compiling every length separately does not fit.
+# 2048): six buckets under reduce-overhead 14 s, one dynamic graph 4 s; compiling every length separately does not
+# fit.
 COMPILE_BUDGET_S = 120.0
 # fp32, fused reductions and padded (masked) keys: 2e-6 absolute from eager on outputs of size ~1 (H200);
 # padding that is not masked is off by 0.02..1.
@@ -81,13 +81,14 @@ def stream_lengths(ctx: GradeContext) -> tuple[list[int], list[int]]:
     warm = traffic(ctx.size, n_warm, gen)
     short = list(dict.fromkeys(t for t in stratified(ctx.size, 4 * n_unseen, gen) if t not in warm))
     top = max(warm)
-    long = ([hi] if hi > top else []) + [t + top + 1 for t in torch.randperm(max(hi - top - 1, 0), generator=gen).tolist()]
+    above = [t + top + 1 for t in torch.randperm(max(hi - top - 1, 0), generator=gen).tolist()]  # top+1..hi-1
+    long = ([hi] if hi > top else []) + above
     n_long = min(n_unseen - n_unseen // 2, len(long))
     return warm, short[:n_unseen - n_long] + long[:n_long]
 
 
 def speed_cycle(ctx: GradeContext) -> list[int]:
-    """The timed requests' lengths, cycled: one from each CYCLE-th of the traffic's distribution (from the secret)."""
+    """The timed requests' lengths, cycled: one from each CYCLE-th of the traffic's distribution (secret)."""
     return stratified(ctx.size, CYCLE, torch.Generator().manual_seed(ctx.seed("speed-lengths")))
 
 
@@ -112,7 +113,8 @@ def _failure(err: RemoteError, what: str) -> CheckFailed:
 
 
 def _server(ctx: GradeContext):
-    """A fresh model and make_server(model) in the worker, with a stop after MAX_GRAPHS graphs (the same in every check)."""
+    """A fresh model and make_server(model, traffic) in the worker, with a stop after MAX_GRAPHS graphs (the same
+    in every check)."""
     ctx.session.reset()  # each check compiles on its own (and reset() clears an earlier budget)
     model = ctx.call(Fn(f"{WORKLOAD}:build_model"), ctx.size, _seed(ctx), str(ctx.device), what="building the model")
     ctx.call(Fn(f"{WORKLOAD}:install_graph_budget"), MAX_GRAPHS, what="installing the graph budget")
@@ -278,11 +280,10 @@ def check_speed(ctx: GradeContext):
 
 
 def _no_compile_while_serving(ctx: GradeContext) -> None:
-    """The speed check serves traffic too (lengths never sent before among them), its warm-up one request at a
-    time: no block of it may take
-    a compile's time beyond its requests' steady latency (the judge's clock). Else a server that could tell the
-    checks apart (a red team read which graph budget was installed) served few_graphs eagerly and compiled
-    lazily here, where the stance that forbids it is the worker's to change."""
+    """The speed check serves traffic too (lengths never sent before among them), its warm-up one request at a time:
+    no block of it may take a compile's time beyond its requests' steady latency (the judge's clock). Else a server
+    that could tell the checks apart (a red team read which graph budget was installed) served few_graphs eagerly
+    and compiled lazily here, where the stance that forbids it is the worker's to change."""
     _, cand, _ = ctx.notes.get("speed", (None, None, None))
     if cand is None or not cand.per_call:
         return

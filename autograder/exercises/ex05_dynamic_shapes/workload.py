@@ -17,7 +17,8 @@ CONFIGS = {  # (d, heads, layers, min_len, max_len, warm-up requests, unseen len
 # Request lengths are log-normal, clipped to min_len..max_len: (median, sigma). Full size: half the requests are
 # 48 tokens or fewer, 3 in 4 under 95, 1 in 100 over 490, about 1 in 1000 over 1000. Chosen so that buckets
 # placed where the traffic is pay (H200, benchmarks/design/ex05_traffic.py: padding-optimal buckets 3.1x eager,
-# a geometric ladder 3.3x) and the lesson's equal-width ones do not (1.24x: every short request padded to 512).
+# a geometric ladder 3.3x) and the lesson's equal-width ones do not (1.24x there: every short request padded to
+# 512); graded on another H200 host the equal-width ones cleared the gate (THREAT_MODEL: open).
 TRAFFIC = {"smoke": (8.0, 0.8), "full": (48.0, 1.0)}
 HISTORY = 2000  # lengths of past requests given to make_server
 

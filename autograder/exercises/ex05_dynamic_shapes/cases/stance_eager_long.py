@@ -1,7 +1,7 @@
 # outcome: rejected | kind: cheat | checks: - | gpu_checks: speed | reason: too slow | device: gpu | class: 7
-# Compiles the first six lengths it meets (the graph budget) and serves every other length with the compiler switched
-# off inside the call (set_stance("force_eager")): nothing recompiles, and every timed request (lengths never
-# seen before) runs at eager speed on the judge's clock.
+# Compiles the first six lengths it meets (the graph budget) and serves every other length with the compiler
+# switched off inside the call (set_stance("force_eager")): nothing recompiles, and every timed request of another
+# length runs at eager speed on the judge's clock.
 import torch
 
 
