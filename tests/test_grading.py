@@ -393,6 +393,25 @@ def test_a_check_error_in_the_worker_does_not_end_the_grading():
     assert report.result("after").status == PASSED
 
 
+def test_a_load_past_the_exercises_compile_budget_is_stopped_at_the_budget_and_every_check_says_so():
+    """Seen on an H200: a submission that compiled 32 graphs at import (to warm the compile cache) loaded for 149 s
+    of a 150 s grading, and every check said "grading timed out: it was idle (a hang?)". An exercise whose compile
+    budget charges loading stops the load at the budget, on the judge's clock, and says which budget it broke."""
+    exercise = Exercise("99_fake", "fake", ("double",), (
+        fake_check("first", "first", 1, lambda ctx: "never", ("double",)),
+        fake_check("second", "second", 1, lambda ctx: "never", ("double",))), "nothing", load_budget=lambda: 3.0)
+    start = time.monotonic()
+    report = grade_source("import time\ntime.sleep(60)\ndef double(x):\n    return 2 * x\n", exercise)
+    assert time.monotonic() - start < 30
+    for check in ("first", "second"):
+        result = report.result(check)
+        assert result.status == "failed"
+        assert "loading your code ran past 3 s, the exercise's whole compile budget" in result.message, result.message
+        assert "it was idle" in result.message  # then what the operating system showed of the worker
+    quick = grade_source("def double(x):\n    return 2 * x\n", exercise)  # a load within the budget is graded
+    assert quick.result("first").status == PASSED, quick.result("first").message
+
+
 def test_a_function_that_never_returns_costs_its_own_checks_not_the_next_ones():
     """Seen in a class on the GPU: a benchmark() that ran 1000x too long (every clock slowed) was killed at its
     call's limit, and the other function's checks failed with it ("the worker did not answer"). The checks after

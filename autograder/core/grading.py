@@ -1084,6 +1084,13 @@ def package_digest() -> str:
     return digest.hexdigest()
 
 
+def over_load_budget(budget_s: float, stopped: str) -> str:
+    """A load stopped at the exercise's compile budget, in the judge's words (its clock), then the worker's state."""
+    return (f"loading your code ran past {budget_s:g} s, the exercise's whole compile budget, which counts loading "
+            f"(a compile, or a compile cache warmed, at import is still a compile); it was stopped there. "
+            f"When stopped: {stopped}")
+
+
 def grade_session(exercise: Exercise, session: Session, *, device, secret: str, policy: Policy,
                   only: list[str] | None = None, hidden: bool = False, sources: list[str] | None = None,
                   progress=None, prepared: dict | None = None) -> Report:
@@ -1092,11 +1099,24 @@ def grade_session(exercise: Exercise, session: Session, *, device, secret: str, 
     session.compile_modes = compile_modes(sources or [])
     if policy.timeout is None:  # the session's own (a live kernel's judge sets one)
         policy = dataclasses.replace(policy, timeout=session._limit())
+    load_limit = policy.timeout
+    if exercise.load_budget is not None:
+        try:
+            load_limit = min(policy.timeout, exercise.load_budget())
+        except ValueError:  # an instructor's unreadable budget: the checks that use it say so
+            pass
+    loading = None
     try:
         session.call("hello", timeout=120)
-        load = session.call("load", timeout=policy.timeout, sources=sources or [],
+        loading = time.perf_counter()
+        load = session.call("load", timeout=load_limit, sources=sources or [],
                             entry_points=list(exercise.entry_points))
     except WorkerGone as err:
+        if loading is not None and load_limit < policy.timeout and time.perf_counter() - loading >= load_limit:
+            return Report.failed(exercise, over_load_budget(load_limit, str(err)),
+                                 "compile when your functions are called, not at import, and only the graphs the "
+                                 "task needs: a few compile in seconds", time.perf_counter() - start, policy.allow_skip,
+                                 environment())
         return Report.failed(exercise, str(err), "run each cell yourself and check that it finishes",
                              time.perf_counter() - start, policy.allow_skip, environment())
     if "fatal" in load:
@@ -1115,7 +1135,7 @@ def grade_session(exercise: Exercise, session: Session, *, device, secret: str, 
         reloaded = time.perf_counter()
         try:
             session.call("hello", timeout=120)
-            again = session.call("load", timeout=policy.timeout, sources=sources or [],
+            again = session.call("load", timeout=load_limit, sources=sources or [],
                                  entry_points=list(exercise.entry_points))
         except WorkerGone:
             return

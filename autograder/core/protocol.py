@@ -106,6 +106,10 @@ class Exercise:
     # worker exists, to import the compiler's modules while no submission can have touched them (grading.warm_judge).
     # A judge that compiles nothing skips that (about 3 CPU-s on a CPU); its report lists what it imported late.
     judge_compiles: bool = False
+    # A compile budget that charges loading the submission (a compile, or a cache warmed, at import is still a
+    # compile): loading is stopped when it runs past it, and every check fails with the budget's message, instead
+    # of the grading waiting out its whole limit to say the same.
+    load_budget: Callable[[], float] | None = None  # its seconds (an instructor may set another)
 
     @property
     def points(self) -> int:

@@ -8,13 +8,18 @@ On an H200 (2026-11-29, torch 2.11, ex05-traffic-h200-2026-11-29.jsonl beside th
 2048: eager 1.0 ms per request over the traffic; equal-width buckets 1.24x, quantile edges 1.77x, padding-optimal
 edges 3.06x, a geometric ladder 3.28x, one dynamic graph 1.67x, dynamic under reduce-overhead 3.60x. Graded on
 another H200 host the equal-width recipe reached 1.57x-2.21x (its eager requests there took 1.2-1.6 ms): the
-premise held on this probe's host only.
+premise held on this probe's host only. So, on the grading host (16 cores; ex05-traffic-maxlen-h200-2026-11-29.jsonl,
+five strategies each): at max_len 4096 eager 1.21 ms, equal-width 0.76x, padding-optimal 3.77x, geometric 3.40x,
+dynamic 1.55x, dynamic reduce-overhead 4.29x; at 8192 (the exercise's size since) eager 2.19 ms, equal-width 0.60x
+(3.65 ms a request, every short one padded to 2048), padding-optimal 6.74x, geometric 4.29x, dynamic 2.93x,
+dynamic reduce-overhead 7.82x.
 
 The premise to measure: the lesson's recipe (four equal-width buckets under reduce-overhead) pads most requests
 to a quarter of max_len and loses to eager on this traffic; buckets chosen from the distribution (few padded
 positions) win by a wide margin; one dynamic graph sits between.
 
-Usage: python benchmarks/design/ex05_traffic.py [--device cuda|cpu] [--config NAME ...]  (one JSON line each)
+Usage: python benchmarks/design/ex05_traffic.py [--device cuda|cpu] [--config NAME ...] [--strategy NAME ...]
+(one JSON line each)
 """
 
 from __future__ import annotations
@@ -33,10 +38,11 @@ CONFIGS = {  # name: (d, heads, layers, max_len, lognormal median, sigma, min_le
     "d512-2048": (512, 8, 2, 2048, 48, 1.0, 8),
     "d1024-2048": (1024, 16, 2, 2048, 48, 1.0, 8),
     "d768-1024": (768, 12, 2, 1024, 40, 0.9, 8),
-    # for the next sitting (not yet run): equal-width buckets of 1024 (max_len 4096), or a wider model, so that
-    # padding a short request to the first equal-width bucket costs more than an eager request on any host
+    # larger max_len: padding a short request to the first equal-width bucket must cost more than an eager
+    # request on any host (d1536-2048 not run)
     "d1024-4096": (1024, 16, 2, 4096, 48, 1.0, 8),
     "d1536-2048": (1536, 16, 2, 2048, 48, 1.0, 8),
+    "d1024-8192": (1024, 16, 2, 8192, 48, 1.0, 8),
     "smoke": (32, 4, 2, 64, 8, 0.8, 1),
 }
 
@@ -139,7 +145,7 @@ def mean_request_s(fn, xs, device, repeats: int = 7) -> tuple[float, float]:
     return statistics.median(times), (times[-1] - times[0]) / statistics.median(times)
 
 
-def run(name: str, device: torch.device):
+def run(name: str, device: torch.device, only=()):
     cfg = CONFIGS[name]
     d, heads, layers, max_len, *_ = cfg
     history = draw(2000, cfg, 1)
@@ -153,8 +159,7 @@ def run(name: str, device: torch.device):
     eager_s, eager_spread = mean_request_s(model, xs, device)
     out["eager_ms"], out["eager_spread"] = eager_s * 1e3, eager_spread
     # each length's own time: eager at t, and the bucket graph at b (reduce-overhead), for a cost model
-    lengths = [16, 32, 64, 128, 256, 512, 1024, 2048]
-    lengths = [t for t in lengths if t <= max_len]
+    lengths = [t for t in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192) if t <= max_len]
     per_len = {}
     for t in lengths:
         x = [torch.randn(1, t, d, device=device)] * 16
@@ -164,12 +169,14 @@ def run(name: str, device: torch.device):
         "quantile6_ro": lambda: bucketed(model, quantile_edges(history, max_len, 6), "reduce-overhead", device),
         "dp6_tokens_ro": lambda: bucketed(model, dp_edges(history, max_len, 6), "reduce-overhead", device),
         "dp6_tokens_default": lambda: bucketed(model, dp_edges(history, max_len, 6), "default", device),
-        "pow2_ro": lambda: bucketed(model, [b for b in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+        "pow2_ro": lambda: bucketed(model, [b for b in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
                                             if b < max_len][-5:] + [max_len], "reduce-overhead", device),
         "dyn_default": lambda: dynamic(model, "default", device, [17, 64, 300]),
         "dyn_ro": lambda: dynamic(model, "reduce-overhead", device, [17, 64, 300]),
     }
     for sname, make in strategies.items():
+        if only and sname not in only:
+            continue
         torch._dynamo.reset()
         try:
             start = time.perf_counter()
@@ -187,10 +194,11 @@ def run(name: str, device: torch.device):
         print(json.dumps({"config": name, "strategy": sname, **out[sname]}), flush=True)
     # the graph's own time per bucket length (reduce-overhead), for a cost model
     torch._dynamo.reset()
-    handle = bucketed(model, lengths, "reduce-overhead", device)
-    for t in lengths:
-        x = [torch.randn(1, t, d, device=device)] * 16
-        per_len[t]["graph_ms"] = mean_request_s(handle, x, device, 3)[0] * 1e3
+    with torch._dynamo.config.patch(recompile_limit=len(lengths) + 1):  # a graph per length, none run eagerly
+        handle = bucketed(model, lengths, "reduce-overhead", device)
+        for t in lengths:
+            x = [torch.randn(1, t, d, device=device)] * 16
+            per_len[t]["graph_ms"] = mean_request_s(handle, x, device, 3)[0] * 1e3
     out["per_len"] = per_len
     out["edges"] = {"equal4": equal_edges(max_len), "quantile6": quantile_edges(history, max_len, 6),
                     "dp6_tokens": dp_edges(history, max_len, 6)}
@@ -201,11 +209,12 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--config", action="append", choices=sorted(CONFIGS))
+    parser.add_argument("--strategy", action="append", default=[], help="only these strategies (default: all)")
     args = parser.parse_args()
     device = torch.device(args.device)
     torch.backends.cuda.matmul.allow_tf32 = False
     for name in args.config or ["d512-2048", "d1024-2048", "d768-1024"]:
-        print(json.dumps(run(name, device)), flush=True)
+        print(json.dumps(run(name, device, args.strategy)), flush=True)
 
 
 if __name__ == "__main__":

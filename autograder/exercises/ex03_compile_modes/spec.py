@@ -235,6 +235,7 @@ EXERCISE = Exercise(
     judge_compiles=True,  # the baseline: the default-mode torch.compile(model), compiled by the judge
     baseline="torch.compile(model) in the default mode",
     speed_gate=1.5,
+    load_budget=compile_budget_s,  # the compile budget charges loading: a load past it is stopped there
     prepare=prepare,
     checks=(
         # First: its predictor is the grading's first, so a compile that is slow only with cold caches is paid there

@@ -12,13 +12,15 @@ from autograder.course.models import make_encoder
 
 CONFIGS = {  # (d, heads, layers, min_len, max_len, warm-up requests, unseen lengths)
     "smoke": (32, 4, 2, 2, 64, 12, 8),
-    "full": (1024, 16, 2, 8, 2048, 24, 16),
+    "full": (1024, 16, 2, 8, 8192, 24, 16),
 }
 # Request lengths are log-normal, clipped to min_len..max_len: (median, sigma). Full size: half the requests are
-# 48 tokens or fewer, 3 in 4 under 95, 1 in 100 over 490, about 1 in 1000 over 1000. Chosen so that buckets
-# placed where the traffic is pay (H200, benchmarks/design/ex05_traffic.py: padding-optimal buckets 3.1x eager,
-# a geometric ladder 3.3x) and the lesson's equal-width ones do not (1.24x there: every short request padded to
-# 512); graded on another H200 host the equal-width ones cleared the gate (THREAT_MODEL: open).
+# 48 tokens or fewer, 3 in 4 under 95, 1 in 100 over 490, about 1 in 1000 over 1000. Chosen with max_len so that
+# buckets placed where the traffic is pay and the lesson's equal-width ones do not, on any host: an eager request
+# is host-bound (1.0-2.2 ms on H200 hosts), so the padded bucket must cost more than the slowest of them. At
+# max_len 2048 (first equal-width bucket 512, 0.85 ms) the equal-width server passed the gate on one host; at
+# 8192 (first bucket 2048) it takes 3.7 ms a request: 0.60x in the design probe
+# (benchmarks/design/ex05_traffic.py), 0.33x-0.39x graded, where padding-optimal buckets reach 6.7x and 3.2x.
 TRAFFIC = {"smoke": (8.0, 0.8), "full": (48.0, 1.0)}
 HISTORY = 2000  # lengths of past requests given to make_server
 

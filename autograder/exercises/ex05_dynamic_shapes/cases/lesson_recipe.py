@@ -1,10 +1,10 @@
 # outcome: rejected | kind: wrong | checks: - | gpu_checks: speed | reason: too slow | device: gpu
 # Known wrong (issue 39: the graded part demands transfer): lesson 5's recipe copied as it is, four equal-width
 # buckets of max_len / 4 under reduce-overhead. Right, and nothing recompiles, but on this traffic every short
-# request (half are 48 tokens or fewer) is padded to 512 positions: on an H200 1.24x eager in the design probe
-# (benchmarks/design/ex05_traffic.py, equal4_ro). NOT yet rejected by the grader: graded twice on an H200
-# (2026-11-29) it passed the speed gate at 2.21x and was inconclusive at 1.57x: an eager request is host-bound, and
-# that host's CPU made it 1.2-1.6 ms where the probe's host took 1.0 ms; THREAT_MODEL lists it as open.
+# request (half are 48 tokens or fewer) is padded to 2048 positions (max_len 8192): 3.7 ms a request on an H200,
+# 0.60x eager in the design probe (benchmarks/design/ex05_traffic.py, equal4_ro), rejected 2/2 graded (0.33x,
+# 0.39x; 2026-11-29). At max_len 2048 (padded to 512) it had passed once at 2.21x: an eager request is host-bound
+# (1.0-2.2 ms across H200 hosts), and the padded bucket must cost more than the slowest of them.
 import torch
 
 

@@ -3,7 +3,10 @@
 # installed inside the worker, rebound to a no-op, and Inductor's cache warmed at import so that make_server's 32
 # compiles are cache hits. The budget now charges loading the submission too: on a CPU (2 cores) that came to
 # 127 s of 120 (rejected, but too close and too slow for the CPU suite); on a GPU it must be rejected by the judge's
-# own facts (the budget), not by the worker's graph count: to be measured (make gpu-check).
+# own facts (the budget), not by the worker's graph count. On an H200 (2026-11-29, max_len 8192) its import alone
+# ran 149 s, and the case grading's 150 s limit ended it with "idle, a hang?" on every check: rejected, not for its
+# reason. A load is now stopped at the compile budget with the budget's message (Exercise.load_budget); not yet
+# regraded on a GPU.
 import torch
 
 import autograder.exercises.ex05_dynamic_shapes.workload as _workload
