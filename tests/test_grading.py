@@ -51,6 +51,54 @@ def test_the_judges_clock_measures_a_known_speedup_through_the_worker():
     assert result.details["boundary_s_per_block"] < 0.01  # the process boundary costs well under a block
 
 
+def checked_double(x):
+    if torch.isnan(x).any():
+        raise FloatingPointError("a NaN")
+    time.sleep(0.002)
+    return x * 2
+
+
+def _nan_guard(gen, args):
+    x, = args
+    x[int(torch.randint(x.numel(), (), generator=gen))] = float("nan")
+    return (x,), "a NaN"
+
+
+def _guarded_speed(ctx: GradeContext):
+    timed = Timed(args=lambda gen, i: (torch.randn(8, generator=gen),), tol=TOL, min_block_s=0.02, guard=_nan_guard)
+    return speed_check(ctx, checked_double, Entry("double"), timed, name="double")
+
+
+GUARDED = Exercise("99_guarded", "a check in every call", ("double",), (
+    fake_check("speed", "speed", 1, _guarded_speed, ("double",), kind="speed"),), "a checked 2 ms sleep")
+CHECKED = """import sys, time, torch
+def _check(x):
+    if torch.isnan(x).any():
+        raise FloatingPointError("a NaN")
+def _timed():  # called by the grader's timed blocks (they run in autograder.core.blocks.run_block)
+    return sys._getframe(2).f_code.co_name == "run_block"
+"""
+
+
+@pytest.mark.parametrize("body, verdict", [
+    ("_check(x)", "passed"),  # honest: checks every call
+    ("_timed() or _check(x)", "its check did not run there"),  # checks everywhere but in the timed path
+    ("_pending.append(x)\n    if len(_pending) == 3:\n        [_check(p) for p in _pending]; _pending.clear()",
+     "not at the call whose input must make it raise|its check did not run there"),  # late: three calls at a time
+], ids=["checks_every_call", "skips_when_timed", "checks_late"])
+def test_a_check_that_does_not_run_in_every_timed_call_meets_a_guard_block_it_cannot_tell_from_them(body, verdict):
+    """01 (b)'s open hole of 2026-11-27: a function that drops its check only in the speed check's timed blocks
+    (it reads its caller) gained speed. Untimed guard blocks, which the worker cannot tell from the timed ones, hide
+    a call that must raise; the judge reads from its own memory where it raised."""
+    source = CHECKED + f"_pending = []\ndef double(x):\n    {body}\n    time.sleep(0.0005)\n    return x * 2\n"
+    result = grade_source(source, GUARDED).result("speed")
+    if verdict == "passed":
+        assert result.status == PASSED, result.message
+        assert result.details["guard_blocks"] >= 1 and "where it must in" in result.message
+    else:
+        assert result.status == "failed" and re.search(verdict, result.message), result.message
+
+
 def test_work_left_running_after_the_call_is_caught_as_a_late_write():
     """The output is written by a thread after the call returned: the clock stopped before it was done."""
     source = """

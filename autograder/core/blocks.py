@@ -75,7 +75,11 @@ def run_block(fn, calls: list[list], outs: list[torch.Tensor] | None, *, chain=N
     for index, args in enumerate(calls):
         if chain is not None and previous is not None:
             args = [chain(args[0], previous), *args[1:]]
-        out = fn(*args)
+        try:
+            out = fn(*args)
+        except BaseException:
+            synchronize(device)  # the outputs copied before the call that raised are in the pool when it is read
+            raise
         if keep:
             kept.append(out)
         else:

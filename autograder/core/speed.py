@@ -42,6 +42,9 @@ from autograder.core.wire import Fn, Pool, Ref, digest
 KERNEL_SECONDS = "autograder.core.profiling:kernel_seconds"
 
 SAMPLES_PER_BLOCK = 2  # outputs checked against the reference after each block of the submission's calls
+# With Timed.guard, each timed block of the submission is followed, with this chance, by a guard block (drawn from
+# the OS's randomness: the worker cannot know which blocks are guards, nor which call in one is poisoned).
+GUARD_SHARE = 0.5
 # A block crosses the process boundary once (a request, a reply, the GPU switching between the worker's and
 # the judge's contexts: ~2-3 ms measured on an H200), and only the submission's side crosses it. Blocks of
 # 50 ms keep that fixed cost near 5% of a block; 10 ms blocks cost the launch-bound references 7-30%.
@@ -80,6 +83,13 @@ class Timed:
     # a timed block's calls are a multiple of this: with args cycling over that many kinds of call (05's traffic
     # lengths), every block holds each kind as often, so blocks of both sides time the same mix
     calls_multiple: int = 1
+    # ``guard(generator, args) -> (args, what)``: a call's inputs made into ones on which the baseline raises
+    # ``guard_raises`` (01 (b): a NaN, an overflow in a later layer). Untimed guard blocks, like the timed ones,
+    # hide one such call at a random position: the function must raise at exactly that call (outputs before it
+    # written and right, none after). A check that runs everywhere but in the timed blocks (it reads who calls it)
+    # returns there. Needs outputs copied at once (no keep) and no chain.
+    guard: Callable | None = None
+    guard_raises: str = "FloatingPointError"
 
 
 @dataclass
@@ -115,6 +125,8 @@ class _Runner:
         self.warmup_calls = 0
         self.calls = 1
         self.blocks: list[tuple[float, int]] = []  # (seconds, calls) of every block, warm-up included
+        self.guards = 0  # guard blocks passed (Timed.guard)
+        self.guarded = ""
 
     # ---- pools ----
     def _pool(self, current: Pool | None, numel: int, dtype) -> Pool:
@@ -131,12 +143,16 @@ class _Runner:
         pool.unlink()  # mapped where it is needed: the file can go
         return pool
 
-    def _prepare(self, n: int):
+    def _prepare(self, n: int, guard_at: int | None = None):
         """Fresh inputs for ``n`` calls, one pool per argument position (a call's arguments never share
-        storage, as they would not in a real caller), and NaN-poisoned output slots."""
+        storage, as they would not in a real caller), and NaN-poisoned output slots. With ``guard_at``, that
+        call's inputs are made a guard's (Timed.guard); what they hold is kept in ``self.guarded``."""
         gen = torch.Generator(device=self.ctx.device).manual_seed(self.rng.getrandbits(63))
         args = [self.timed.args(gen, self.next_call + j) for j in range(n)]
         self.next_call += n
+        if guard_at is not None:
+            poisoned, self.guarded = self.timed.guard(gen, [a.clone() for a in args[guard_at]])
+            args[guard_at] = tuple(poisoned)
         likes = [self.timed.out_like(a) if self.timed.out_like else (a[0].shape, a[0].dtype) for a in args]
         positions = len(args[0])
         self.in_pools = [self._pool(self.in_pools[p] if p < len(self.in_pools) else None,
@@ -189,11 +205,7 @@ class _Runner:
         synchronize(ctx.device)
         t0 = _perf_counter()
         if self.remote is not None:
-            finish = (Fn(timed.finish), [self.model, finish_slot]) if timed.finish else None
-            reply = ctx.session.call("block", fn=self.remote, calls=call_slots,
-                                     outs=None if timed.keep else out_slots,
-                                     chain=Fn(timed.chain) if timed.chain else None, keep=timed.keep, finish=finish,
-                                     no_grad=timed.no_grad, device=str(ctx.device), stance=timed.stance)
+            reply = self._request(call_slots, out_slots, finish_slot)
             if timed.keep and "error" not in reply:
                 # Which slot takes which call's output is dealt now, after the calls (see blocks.py).
                 out_slots = self._deal(out_slots)
@@ -227,6 +239,51 @@ class _Runner:
         if self.remote is not None:
             self._check_block(call_slots, out_slots, finish_slot, inputs_digest, seen)
         return seconds
+
+    def _request(self, call_slots, out_slots, finish_slot) -> dict:
+        """The worker runs one block: its reply."""
+        timed = self.timed
+        finish = (Fn(timed.finish), [self.model, finish_slot]) if timed.finish else None
+        return self.ctx.session.call("block", fn=self.remote, calls=call_slots, outs=None if timed.keep else out_slots,
+                                     chain=Fn(timed.chain) if timed.chain else None, keep=timed.keep, finish=finish,
+                                     no_grad=timed.no_grad, device=str(self.ctx.device), stance=timed.stance)
+
+    def _guard_block(self) -> None:
+        """A block like the timed ones, not timed, in which one call at a random position has a guard's inputs
+        (Timed.guard): it must raise there, and only there. Established in the judge's memory: the outputs of the
+        calls before it written (two checked against the reference), none after it, and the error's type."""
+        from autograder.core.grading import RemoteError
+
+        n = self.calls
+        at = self.rng.randrange(n)
+        call_slots, out_slots, _, _ = self._prepare(n, guard_at=at)
+        start = _perf_counter()
+        reply = self._request(call_slots, out_slots, None)
+        self.blocks.append((_perf_counter() - start, at + 1))  # a compile hidden here is still charged (excess_s)
+        where = (f"call {at + 1} of {n} in a block like the timed ones, whose input held {self.guarded} (the eager "
+                 f"chain raises {self.timed.guard_raises} there)")
+        hint = ("the check must run on every call, the timed ones too: the grader hides inputs that must raise "
+                "among its timed-like calls")
+        if "error" not in reply:
+            raise CheckFailed(f"{self.name} returned on {where}: its check did not run there", hint)
+        err = RemoteError(reply["error"] if isinstance(reply["error"], dict) else {})
+        if err.type != self.timed.guard_raises:
+            raise CheckFailed(f"{self.name} raised {err.describe()} on {where}, not {self.timed.guard_raises}",
+                              hint)
+        outs = [self.out_pool.view(s) for s in out_slots]
+        written = [not bool(torch.isnan(o).all()) for o in outs]
+        if written != [j < at for j in range(n)]:
+            late = [j + 1 for j, w in enumerate(written) if w != (j < at)]
+            raise CheckFailed(f"{self.name} raised {self.timed.guard_raises} in a block like the timed ones, but not "
+                              f"at the call whose input must make it raise ({where}): the outputs of call(s) "
+                              f"{late[:5]} say otherwise", hint)
+        calls = [[self.in_pools[p].view(s) for p, s in enumerate(slots)] for slots in call_slots]
+        for j in sorted(self.rng.sample(range(at), min(SAMPLES_PER_BLOCK, at))):
+            with torch.no_grad() if self.timed.no_grad else nullcontext():
+                expected = self.reference(*[a.clone() for a in calls[j]])
+            check_outputs(outs[j].clone(), expected, self.timed.tol,
+                          f"{self.name}'s output in a block like the timed ones (call {j + 1} of {n})")
+        self.guards += 1
 
     def _deal(self, slots: list) -> list:
         """The slots in a new order, shuffled among slots of the same shape: nothing in the worker knew it."""
@@ -312,6 +369,8 @@ class _Runner:
     def run_block(self) -> float:
         per_call = self._block(self.calls) / self.calls
         self.per_call.append(per_call)
+        if self.timed.guard is not None and self.remote is not None and self.rng.random() < GUARD_SHARE:
+            self._guard_block()
         return per_call
 
     def excess_s(self) -> float:
@@ -409,6 +468,8 @@ def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: 
     ``reference`` (default: the baseline) computes the outputs the sampled calls are checked against. The verdict
     rests on the judge's clock and its own checks only; what the worker says about itself (compile counters, its
     profiler) explains it afterwards (``speed_diagnosis``)."""
+    if timed.guard is not None and (timed.keep or timed.chain):
+        raise ValueError("Timed.guard needs each output copied at once (keep=False) and no chain")
     gate = ctx.gate(gate, over=baseline_name)
     session = ctx.session
     base = _Runner(ctx, timed, baseline_name or ctx.exercise.baseline, local=baseline, model=baseline_model,
@@ -441,8 +502,12 @@ def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: 
         "candidate_per_call_s": comparison.candidate.per_call_s,
         "device": str(ctx.device),
         "boundary_s_per_block": statistics.median(cand.overhead) if cand.overhead else None,
+        "guard_blocks": cand.guards,
     }
     message = comparison.summary()
+    if cand.guards:
+        message += (f"; it raised {timed.guard_raises} where it must in {cand.guards} untimed block(s) like the timed "
+                    "ones")
     if timed.bytes_per_call and ctx.cuda:
         bandwidth = copy_bandwidth(ctx.device)
         fraction = timed.bytes_per_call / comparison.candidate.median_s / bandwidth

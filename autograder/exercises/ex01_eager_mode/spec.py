@@ -346,7 +346,27 @@ def _probe(gen: torch.Generator, i: int, ctx: GradeContext, kind: str) -> tuple[
     x, bias = _inputs(ctx.generator("probe", i, device="cpu"), shape, "cpu", layers)
     if kind == GUARDS[6]:
         x, bias = x.half(), bias.half()
-    rows, cols = shape[-2:]
+    _poison(gen, x, bias, kind, layers)
+    return f"probe {i + 1}: {kind}", (x.to(ctx.device), bias.to(ctx.device)), kind in GUARDS
+
+
+# The guards a timed call can hold: the timing shape, dtype and layer count (a timed call's form, no recompile).
+TIMED_GUARDS = GUARDS[:4]
+
+
+def timed_guard(gen: torch.Generator, args) -> tuple[tuple, str]:
+    """A timed call's (x, bias) made into one on which checked_gelu_bias raises (speed.Timed.guard): one of
+    TIMED_GUARDS, at a random place (``gen``: the judge's, from the OS's randomness)."""
+    x, bias = args
+    cpu = torch.Generator().manual_seed(int(torch.randint(2**62, (), generator=gen, device=gen.device)))
+    kind = TIMED_GUARDS[int(torch.randint(len(TIMED_GUARDS), (), generator=cpu))]
+    _poison(cpu, x, bias, kind, bias.shape[0])
+    return (x, bias), kind
+
+
+def _poison(gen: torch.Generator, x: torch.Tensor, bias: torch.Tensor, kind: str, layers: int) -> None:
+    """Writes a probe's ``kind`` into x and bias (in place), at places drawn from ``gen`` (a CPU generator)."""
+    rows, cols = x.shape[-2:]
     r, c = int(torch.randint(rows, (), generator=gen)), int(torch.randint(cols, (), generator=gen))
     k = int(torch.randint(1, max(layers, 2), (), generator=gen))  # a later layer (1..layers-1)
     if kind == GUARDS[4]:
@@ -372,7 +392,6 @@ def _probe(gen: torch.Generator, i: int, ctx: GradeContext, kind: str) -> tuple[
         x[r, c], bias[0, c] = 3e38, -3e38
     elif kind == EXTREMES[2]:
         x[r, c] = -1e14
-    return f"probe {i + 1}: {kind}", (x.to(ctx.device), bias.to(ctx.device)), kind in GUARDS
 
 
 def probe_cases(ctx: GradeContext) -> list[tuple[str, tuple, bool]]:
@@ -462,7 +481,9 @@ def check_fast_speed(ctx: GradeContext):
                   # read x and the biases, write the output, copy it out (read + write): the fewest bytes per call
                   bytes_per_call=(4 * numel + LAYERS * shape[1]) * 4,
                   # each call's input is its own 128 MB at GPU size: short blocks keep the pools in memory
-                  min_block_s=MIN_BLOCK_S)
+                  min_block_s=MIN_BLOCK_S,
+                  # untimed blocks like the timed ones hide a call that must raise: the check runs in every call
+                  guard=timed_guard)
     return speed_check(ctx, checked_gelu_bias, Entry("fast_gelu_bias"), timed, name="fast_gelu_bias")
 
 
@@ -488,7 +509,10 @@ EXERCISE = Exercise(
         Check("fast_gelu_bias_correct", "fast_gelu_bias matches the eager chain and raises where it raises", 3,
               check_fast_correct, ("fast_gelu_bias",), hidden=True, decided_by=(_OUTPUTS, _RAISES)),
         Check("fast_gelu_bias_speed", "fast_gelu_bias is at least 1.5x faster than eager", 4,
-              check_fast_speed, ("fast_gelu_bias",), kind="speed", decided_by=SPEED_FACTS,
+              check_fast_speed, ("fast_gelu_bias",), kind="speed", decided_by=SPEED_FACTS + (
+                  answer("in untimed blocks like the timed ones, one call at a random position holds an input on "
+                         "which the eager chain raises: it must raise there, the outputs before it written and "
+                         "right and none after, read from the grader's memory", "block"),),
               diagnose=speed_diagnosis, diagnostics=SPEED_DIAGNOSTICS),
     ),
     hints={
