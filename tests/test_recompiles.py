@@ -1,5 +1,7 @@
 """Lesson 5's demos and exercise 05's stream: what they claim, checked on the CPU."""
 
+from types import SimpleNamespace
+
 import pytest
 import torch
 
@@ -48,7 +50,7 @@ def test_masked_pooling_of_a_padded_batch_equals_the_exact_one():
 def test_unseen_lengths_are_new_distinct_and_half_of_them_longer_than_any_warm_up_request():
     for secret in ("some instructor secret", "another", "a third"):
         class Ctx:
-            size = "full"
+            size, device = "full", torch.device("cpu")
 
             @staticmethod
             def seed(purpose, index=0, secret=secret):
@@ -67,6 +69,20 @@ def test_the_timed_traffic_has_the_distributions_mix_in_every_cycle():
     assert all(sum(t > 300 for t in c) in (1, 2, 3) and c[31] <= 60 for c in cycles)
     history = ex05_workload.traffic("full", ex05_workload.HISTORY, gen)
     assert 40 <= sorted(history)[1000] <= 56 and max(history) <= 2048 and min(history) >= 8
+
+
+def test_the_full_size_keeps_max_len_2048_on_a_gpu_without_the_memory_for_8192(monkeypatch):
+    """max_len 8192's attention scores (4.3 GB each) would not fit a T4, a consumer card or a 40 GB A100 beside the
+    grader's own model: there the full size is the one graded before, max_len 2048."""
+    gib = 2**30
+    for total, size in ((16 * gib, "full-2048"), (40 * gib, "full-2048"), (80 * gib, "full"), (141 * gib, "full")):
+        monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device, total=total: SimpleNamespace(
+            total_memory=total))
+        assert ex05_workload.size_for("full", "cuda:0") == size
+        assert ex05_workload.size_for("smoke", "cuda:0") == "smoke"
+    assert ex05_workload.size_for("full", "cpu") == "full"
+    assert ex05_workload.CONFIGS["full"][4] == 8192 and ex05_workload.CONFIGS["full-2048"][4] == 2048
+    assert ex05_workload.CONFIGS["full"][:4] == ex05_workload.CONFIGS["full-2048"][:4]  # the same model otherwise
 
 
 def test_the_graph_budget_stops_a_compile_that_never_ends():

@@ -26,10 +26,17 @@ from autograder.core.correctness import check_outputs
 from autograder.core.grading import GradeContext, RemoteError
 from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
 from autograder.core.speed import SPEED_DIAGNOSTICS, SPEED_FACTS, Timed, paused, speed_check, speed_diagnosis
-from autograder.core.trust import answer, clock, worker
 from autograder.core.timing import _perf_counter, synchronize
+from autograder.core.trust import answer, clock, worker
 from autograder.core.wire import Entry, Fn
-from autograder.exercises.ex05_dynamic_shapes.workload import CONFIGS, HISTORY, build_model, stratified, traffic
+from autograder.exercises.ex05_dynamic_shapes.workload import (
+    CONFIGS,
+    HISTORY,
+    build_model,
+    size_for,
+    stratified,
+    traffic,
+)
 
 ID = "05_dynamic_shapes"
 WORKLOAD = "autograder.exercises.ex05_dynamic_shapes.workload"
@@ -57,18 +64,23 @@ _RECOMPILE_HINT = ("every length a request can have must be ready before the str
                    "graph; TORCH_LOGS='recompiles' names the guard that failed")
 
 
+def _size(ctx: GradeContext) -> str:
+    """The workload's size on this grading's device (max_len 8192 needs a GPU with the memory for it)."""
+    return size_for(ctx.size, ctx.device)
+
+
 def _seed(ctx: GradeContext) -> int:
     return ctx.seed("weights") % 2**31
 
 
 def _x(ctx: GradeContext, purpose: str, index: int, length: int) -> torch.Tensor:
-    d = CONFIGS[ctx.size][0]
+    d = CONFIGS[_size(ctx)][0]
     return torch.randn(1, length, d, generator=ctx.generator(purpose, index), device=ctx.device)
 
 
 def history(ctx: GradeContext) -> list[int]:
     """The past requests' lengths given to make_server: HISTORY draws from the traffic, from the secret."""
-    return traffic(ctx.size, HISTORY, torch.Generator().manual_seed(ctx.seed("history")))
+    return traffic(_size(ctx), HISTORY, torch.Generator().manual_seed(ctx.seed("history")))
 
 
 def stream_lengths(ctx: GradeContext) -> tuple[list[int], list[int]]:
@@ -76,10 +88,10 @@ def stream_lengths(ctx: GradeContext) -> tuple[list[int], list[int]]:
     (repeats allowed); the unseen lengths are distinct and none of them in the warm-up stream: half drawn from the
     traffic's distribution, half longer than any warm-up request (the tail a server must also serve, max_len
     among them)."""
-    _, _, _, lo, hi, n_warm, n_unseen = CONFIGS[ctx.size]
+    _, _, _, lo, hi, n_warm, n_unseen = CONFIGS[_size(ctx)]
     gen = torch.Generator().manual_seed(ctx.seed("lengths"))
-    warm = traffic(ctx.size, n_warm, gen)
-    short = list(dict.fromkeys(t for t in stratified(ctx.size, 4 * n_unseen, gen) if t not in warm))
+    warm = traffic(_size(ctx), n_warm, gen)
+    short = list(dict.fromkeys(t for t in stratified(_size(ctx), 4 * n_unseen, gen) if t not in warm))
     top = max(warm)
     above = [t + top + 1 for t in torch.randperm(max(hi - top - 1, 0), generator=gen).tolist()]  # top+1..hi-1
     long = ([hi] if hi > top else []) + above
@@ -89,7 +101,7 @@ def stream_lengths(ctx: GradeContext) -> tuple[list[int], list[int]]:
 
 def speed_cycle(ctx: GradeContext) -> list[int]:
     """The timed requests' lengths, cycled: one from each CYCLE-th of the traffic's distribution (secret)."""
-    return stratified(ctx.size, CYCLE, torch.Generator().manual_seed(ctx.seed("speed-lengths")))
+    return stratified(_size(ctx), CYCLE, torch.Generator().manual_seed(ctx.seed("speed-lengths")))
 
 
 def _too_many_graphs(where: str) -> CheckFailed:
@@ -116,7 +128,7 @@ def _server(ctx: GradeContext):
     """A fresh model and make_server(model, traffic) in the worker, with a stop after MAX_GRAPHS graphs (the same
     in every check)."""
     ctx.session.reset()  # each check compiles on its own (and reset() clears an earlier budget)
-    model = ctx.call(Fn(f"{WORKLOAD}:build_model"), ctx.size, _seed(ctx), str(ctx.device), what="building the model")
+    model = ctx.call(Fn(f"{WORKLOAD}:build_model"), _size(ctx), _seed(ctx), str(ctx.device), what="building the model")
     ctx.call(Fn(f"{WORKLOAD}:install_graph_budget"), MAX_GRAPHS, what="installing the graph budget")
     try:
         handle = ctx.session.invoke(Entry("make_server"), model.ref, history(ctx), device=ctx.device)
@@ -167,7 +179,7 @@ def check_few_graphs(ctx: GradeContext):
     take a compile's time; every output is checked. How many graphs the worker compiled, and whether
     ``model.requests`` still counts, is its own word: shown as notes (diagnose), not graded."""
     warm, unseen = stream_lengths(ctx)
-    reference = build_model(ctx.size, _seed(ctx), ctx.device)
+    reference = build_model(_size(ctx), _seed(ctx), ctx.device)
     with paused(ctx.session):  # the yardstick on the judge's own, the submission stopped (it could load the CPU)
         honest = HONEST_FACTOR * _eager_request_s(ctx, reference, warm) + HONEST_FLOOR_S
     with ctx.session.stopped_between_requests():
@@ -227,7 +239,7 @@ def few_graphs_diagnosis(ctx: GradeContext) -> list[str]:
     if found is None:
         return notes
     model, handle = found
-    _, _, _, lo, _, _, _ = CONFIGS[ctx.size]
+    _, _, _, lo, _, _, _ = CONFIGS[_size(ctx)]
     before = ctx.call(Fn(f"{WORKLOAD}:requests_of"), model.ref, what="reading model.requests").value.get("value")
     for i in range(3):
         _serve(ctx, handle, _x(ctx, "counting", i, lo), f"counting request {i + 1}")
@@ -242,7 +254,7 @@ def few_graphs_diagnosis(ctx: GradeContext) -> list[str]:
 
 def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
     """The shortest and the longest length, then lengths from the secret: every bucket a server may use."""
-    _, _, _, lo, hi, _, _ = CONFIGS[ctx.size]
+    _, _, _, lo, hi, _, _ = CONFIGS[_size(ctx)]
     gen = torch.Generator().manual_seed(ctx.seed("correctness-lengths"))
     lengths = [lo, hi] + [int(t) for t in torch.randint(lo, hi + 1, (6,), generator=gen)]
     return [(f"a request of length {t}", (_x(ctx, "correctness", i, t),)) for i, t in enumerate(lengths)]
@@ -252,7 +264,7 @@ def check_outputs_match(ctx: GradeContext):
     _, handle = _server(ctx)
     try:
         with torch.no_grad():
-            n = ctx.trials(handle.ref, build_model(ctx.size, _seed(ctx), ctx.device), correctness_cases(ctx), TOL,
+            n = ctx.trials(handle.ref, build_model(_size(ctx), _seed(ctx), ctx.device), correctness_cases(ctx), TOL,
                            "handle")
     except CheckFailed as err:
         cause = err.__cause__
@@ -264,14 +276,14 @@ def check_outputs_match(ctx: GradeContext):
 
 
 def check_speed(ctx: GradeContext):
-    d = CONFIGS[ctx.size][0]
+    d = CONFIGS[_size(ctx)][0]
     warm, _ = stream_lengths(ctx)
     cycle = speed_cycle(ctx)
     _, handle = _server(ctx)
     ctx.gate()  # on a CPU: "needs a CUDA GPU" now, before the stream (an unwritten server failed above)
     for i, t in enumerate(warm):
         _serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})")
-    baseline, reference = (build_model(ctx.size, _seed(ctx), ctx.device) for _ in range(2))
+    baseline, reference = (build_model(_size(ctx), _seed(ctx), ctx.device) for _ in range(2))
     timed = Timed(args=lambda gen, i: (torch.randn(1, cycle[i % CYCLE], d, generator=gen, device=ctx.device),),
                   tol=TOL, chain=f"{WORKLOAD}:overlap_chain", stance="fail_on_recompile", calls_multiple=CYCLE)
     message, details = speed_check(ctx, baseline, handle.ref, timed, name="handle", reference=reference)

@@ -13,6 +13,7 @@ from autograder.course.models import make_encoder
 CONFIGS = {  # (d, heads, layers, min_len, max_len, warm-up requests, unseen lengths)
     "smoke": (32, 4, 2, 2, 64, 12, 8),
     "full": (1024, 16, 2, 8, 8192, 24, 16),
+    "full-2048": (1024, 16, 2, 8, 2048, 24, 16),  # the full size on a GPU with less memory (size_for)
 }
 # Request lengths are log-normal, clipped to min_len..max_len: (median, sigma). Full size: half the requests are
 # 48 tokens or fewer, 3 in 4 under 95, 1 in 100 over 490, about 1 in 1000 over 1000. Chosen with max_len so that
@@ -21,7 +22,23 @@ CONFIGS = {  # (d, heads, layers, min_len, max_len, warm-up requests, unseen len
 # max_len 2048 (first equal-width bucket 512, 0.85 ms) the equal-width server passed the gate on one host; at
 # 8192 (first bucket 2048) it takes 3.7 ms a request: 0.60x in the design probe
 # (benchmarks/design/ex05_traffic.py), 0.33x-0.39x graded, where padding-optimal buckets reach 6.7x and 3.2x.
-TRAFFIC = {"smoke": (8.0, 0.8), "full": (48.0, 1.0)}
+TRAFFIC = {"smoke": (8.0, 0.8), "full": (48.0, 1.0), "full-2048": (48.0, 1.0)}
+# A request of max_len 8192 holds (1, 16, 8192, 8192) float32 attention scores, 4.3 GB, a few at a time: the judge's
+# eager model, the worker's graph for that bucket and the learner's own kernel (its server, the try-it cell's) share
+# the GPU, 30-40 GB in all. Below this much memory (a T4, a consumer card, a 40 GB A100) the full size keeps
+# max_len 2048 (graded on an H200 before: the reference 18/18 at 3.18x; lesson 5's equal-width recipe passed once
+# there, so on those GPUs copying it is not reliably refused).
+LONG_CONTEXT_MEMORY_GIB = 60
+
+
+def size_for(size: str, device) -> str:
+    """The workload's size on ``device``: "full" becomes "full-2048" on a GPU with under LONG_CONTEXT_MEMORY_GIB."""
+    device = torch.device(device)
+    if size == "full" and device.type == "cuda":
+        total = torch.cuda.get_device_properties(device).total_memory
+        if total < LONG_CONTEXT_MEMORY_GIB * 2**30:
+            return "full-2048"
+    return size
 HISTORY = 2000  # lengths of past requests given to make_server
 
 
