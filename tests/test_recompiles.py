@@ -6,11 +6,14 @@ import pytest
 import torch
 
 from autograder.core.correctness import seed_for
+from autograder.core.grading import grade_file
 from autograder.core.submission import SubmissionError, load_namespace, static_closure
 from autograder.course import recompiles
 from autograder.course.models import make_encoder
+from autograder.exercises import EXERCISES
 from autograder.exercises.ex05_dynamic_shapes import spec as ex05
 from autograder.exercises.ex05_dynamic_shapes import workload as ex05_workload
+from autograder.tools.paths import solution
 
 
 def test_a_module_int_attribute_recompiles_every_call_and_a_shape_only_once():
@@ -83,6 +86,39 @@ def test_the_full_size_keeps_max_len_2048_on_a_gpu_without_the_memory_for_8192(m
     assert ex05_workload.size_for("full", "cpu") == "full"
     assert ex05_workload.CONFIGS["full"][4] == 8192 and ex05_workload.CONFIGS["full-2048"][4] == 2048
     assert ex05_workload.CONFIGS["full"][:4] == ex05_workload.CONFIGS["full-2048"][:4]  # the same model otherwise
+
+
+@pytest.mark.parametrize("stall, status", [("time.sleep(2.0)", "inconclusive"), ("_spin(2.0)", "failed")],
+                         ids=["waits", "computes"])
+def test_a_slow_unseen_request_is_a_compile_only_if_the_submissions_processes_spent_cpu_on_it(tmp_path, stall, status,
+                                                                                                monkeypatch):
+    """A red team's eager server, graded on a 2-core machine at load 5, was failed for one 348 ms request as
+    "something compiled". A compile is CPU work of the submission's processes (stopped between requests, so the
+    operating system's count covers the request alone): a slow request without it is inconclusive, not failed.
+    The limit here is twice the base, not twenty times (a loaded machine's slow steady latency raises it)."""
+    monkeypatch.setattr(ex05, "SPIKE_FACTOR", 2.0)
+    override = tmp_path / "stall.py"
+    override.write_text(f"""import time
+_calls = [0]
+def _spin(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+def make_server(model, traffic):
+    def handle(x):
+        _calls[0] += 1
+        if _calls[0] == 15:  # smoke size: 12 warm-up requests, then the unseen ones
+            {stall}
+        return model(x)
+    return handle
+""")
+    report = grade_file(EXERCISES["05_dynamic_shapes"], solution("05_dynamic_shapes"), overrides=[override],
+                        only=["few_graphs"], device="cpu")
+    result = report.result("few_graphs")
+    assert result.status == status, result.line()
+    assert ("not a compile" in result.message) == (status == "inconclusive"), result.message
+    if status == "failed":
+        assert "unseen request 3" in result.message and "something compiled" in result.message
 
 
 def test_the_graph_budget_stops_a_compile_that_never_ends():

@@ -596,6 +596,18 @@ class Session:
                 found |= {child} | _descendants(child, children)
         return found
 
+    def cpu_seconds(self) -> float:
+        """User and system CPU seconds of the submission's processes so far, as the operating system counts them:
+        each process's own threads, and the children it has reaped."""
+        total = 0
+        for pid in self.processes():
+            fields = sandbox.proc_stat(pid)
+            try:
+                total += sum(int(fields[k]) for k in (11, 12, 13, 14))
+            except (TypeError, IndexError, ValueError):  # gone
+                continue
+        return total / os.sysconf("SC_CLK_TCK")
+
     PAUSE_WAIT_S = 10.0
 
     def pause(self) -> None:

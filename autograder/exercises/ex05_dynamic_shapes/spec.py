@@ -24,10 +24,10 @@ import torch
 
 from autograder.core.correctness import check_outputs
 from autograder.core.grading import GradeContext, RemoteError
-from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
+from autograder.core.protocol import Check, CheckFailed, Exercise, Inconclusive, Tolerance
 from autograder.core.speed import SPEED_DIAGNOSTICS, SPEED_FACTS, Timed, paused, speed_check, speed_diagnosis
 from autograder.core.timing import _perf_counter, synchronize
-from autograder.core.trust import answer, clock, worker
+from autograder.core.trust import answer, clock, judge, worker
 from autograder.core.wire import Entry, Fn
 from autograder.exercises.ex05_dynamic_shapes.workload import (
     CONFIGS,
@@ -58,6 +58,13 @@ TOL = Tolerance(rtol=1e-4, atol=1e-4)
 # above its own latency plus SPIKE_S (a red team hid lazy compiles under a 0.3 s sleep per request).
 SPIKE_FACTOR, SPIKE_S = 20.0, 0.25
 HONEST_FACTOR, HONEST_FLOOR_S = 2.0, 0.005
+# A request slower than that is a compile only if the submission's processes (its whole tree, stopped between
+# requests) spent at least this much CPU on it. Tracing and code generation are CPU work (a recompile that hit the
+# compile cache still traces: 0.39 s of CPU for a 4 s request on a loaded 2-core machine); a request that waited
+# for a busy machine's cores is not (a red team's eager server, on a 2-core machine at load 5, took 348 ms for one
+# request and was failed as "something compiled"; eager requests there used up to 130 ms of CPU, torch's threads
+# spinning). A slow request without it makes the check inconclusive, with no points, unless a later one compiled.
+COMPILE_CPU_S = 0.3
 CYCLE = 64  # timed requests per cycle of traffic (a timed block holds whole cycles)
 _RECOMPILE_HINT = ("every length a request can have must be ready before the stream starts: warm up each "
                    "bucket inside make_server (under torch.no_grad(), as the stream runs), or use one dynamic "
@@ -111,8 +118,9 @@ def _too_many_graphs(where: str) -> CheckFailed:
                        "serve every length")
 
 
-def _failure(err: RemoteError, what: str) -> CheckFailed:
-    """What a server's exception means: too many graphs, a recompile under fail_on_recompile, or a crash."""
+def _failure(err: RemoteError, what: str, who: str = "handle") -> CheckFailed:
+    """What a server's exception means: too many graphs, a recompile under fail_on_recompile, a return value that
+    cannot be an output, or a crash (of ``who``: handle, or make_server)."""
     if "GraphBudgetExceeded" in err.chain:
         return _too_many_graphs(f"at {what}")
     if "fail_on_recompile" in err.message or "Detected recompile" in err.message:
@@ -121,7 +129,9 @@ def _failure(err: RemoteError, what: str) -> CheckFailed:
     if err.not_implemented:
         return CheckFailed("make_server is not written yet (it raises NotImplementedError)",
                            "replace `raise NotImplementedError()` with your code")
-    return CheckFailed(f"handle raised {err.describe()} at {what}")
+    if err.type == "OutputError":
+        return CheckFailed(f"{who} {err.message} at {what}", "return one tensor of the request's shape, float32")
+    return CheckFailed(f"{who} raised {err.describe()}" + (f" at {what}" if who == "handle" else ""))
 
 
 def _server(ctx: GradeContext):
@@ -135,13 +145,15 @@ def _server(ctx: GradeContext):
     except RemoteError as err:
         if "GraphBudgetExceeded" in err.chain:
             raise _too_many_graphs("while make_server ran") from None
-        raise _failure(err, "make_server(model, traffic)") from None
+        raise _failure(err, "make_server(model, traffic)", who="make_server(model, traffic)") from None
     return model, ctx.callable_result(handle, "make_server(model, traffic)")
 
 
 def _serve(ctx: GradeContext, handle, x: torch.Tensor, what: str, stance: str | None = None) -> tuple:
     """One request on the judge's clock, from sharing its input and output (whose sizes tell the length) to the
-    reply: (seconds, output read from the judge's memory)."""
+    reply: (seconds, output read from the judge's memory, CPU seconds the submission's processes used meanwhile, as
+    the operating system counts them: between requests they are stopped)."""
+    cpu = ctx.session.cpu_seconds()
     start = _perf_counter()
     slot, = ctx.put([x])
     out, = ctx.out_slots([x.shape])
@@ -149,7 +161,7 @@ def _serve(ctx: GradeContext, handle, x: torch.Tensor, what: str, stance: str | 
         ctx.session.invoke(handle.ref, slot, into=out, keep=False, no_grad=True, stance=stance, device=ctx.device)
     except RemoteError as err:
         raise _failure(err, what) from None
-    return _perf_counter() - start, ctx.view(out).clone()
+    return _perf_counter() - start, ctx.view(out).clone(), ctx.session.cpu_seconds() - cpu
 
 
 def _eager_request_s(ctx: GradeContext, model, lengths: list[int]) -> float:
@@ -199,18 +211,27 @@ def check_few_graphs(ctx: GradeContext):
         # not move it.
         base = min(steady, honest)
         spike = base + max(SPIKE_S, (SPIKE_FACTOR - 1) * base)
+        waited = None  # the first request over the limit on which the submission spent little CPU
         for i, t in enumerate(unseen):
             x = _x(ctx, "unseen", i, t)
             what = f"unseen request {i + 1} (length {t}, never sent before)"
-            took, out = _serve(ctx, handle, x, what, stance="fail_on_recompile")
-            if took > spike:
+            took, out, cpu = _serve(ctx, handle, x, what, stance="fail_on_recompile")
+            over = (f"{what} took {took * 1e3:.0f} ms on the grader's clock, over the {spike * 1e3:.0f} ms a request "
+                    f"may take without a compile")
+            if took > spike and cpu >= COMPILE_CPU_S:
                 slow = (f"; the server's steady latency, {steady * 1e3:.1f} ms, is itself over {HONEST_FACTOR:g}x the "
                         f"eager model's request ({honest * 1e3:.1f} ms with its margin)" if steady > honest else "")
-                raise CheckFailed(f"{what} took {took * 1e3:.0f} ms on the grader's clock, over the {spike * 1e3:.0f} "
-                                  f"ms a request may take without a compile (the server's steady {steady * 1e3:.1f} "
-                                  f"ms){slow}: something compiled while serving it", _RECOMPILE_HINT)
+                raise CheckFailed(f"{over} (the server's steady {steady * 1e3:.1f} ms){slow}, and your processes spent "
+                                  f"{cpu * 1e3:.0f} ms of CPU in it: something compiled while serving it",
+                                  _RECOMPILE_HINT)
+            if took > spike and waited is None:
+                waited = (f"{over}, but your processes used only {cpu * 1e3:.0f} ms of CPU in it: not a compile, "
+                          "which is CPU work. It waited: for a busy machine's cores (grade again on a quieter one), "
+                          "or on something in your code")
             with torch.no_grad():
                 check_outputs(out, reference(x.clone()), TOL, f"the output of {what}")
+        if waited is not None:  # no request compiled that the operating system saw; one was too slow to tell
+            raise Inconclusive(waited)
     ctx.notes["server"] = (model, handle)  # for the diagnosis
     served = len(warm) + len(unseen)
     return (f"{len(unseen)} unseen lengths served without a compile's delay (slowest "
@@ -323,7 +344,9 @@ EXERCISE = Exercise(
                         "stopped between requests", "entry", "ref", "pool", "reset", f"{WORKLOAD}:build_model",
                         f"{WORKLOAD}:install_graph_budget"),
                   answer("every unseen request's output, read from the grader's memory, against its own eager "
-                         "model", "ref")),
+                         "model", "ref"),
+                  judge("the CPU time your processes used in a request over the limit, as the operating system "
+                        "counts it: with little, the request waited and did not compile (inconclusive, no points)")),
               diagnose=few_graphs_diagnosis, diagnostics=(
                   worker("the graphs compiled over the stream (at most 6 is the aim), counted in your process",
                          "events"),
