@@ -288,13 +288,14 @@ def judge_scheduling() -> tuple:
     return os.sched_getscheduler(0), os.getpriority(os.PRIO_PROCESS, 0), sorted(os.sched_getaffinity(0))
 
 
-def _cpu_ticks(pids: set[int]) -> int:
-    """User plus system time of these processes, in clock ticks (each process's own threads, not its children)."""
+def _cpu_ticks(pids: set[int], reaped: bool = False) -> int:
+    """User plus system time of these processes, in clock ticks (each process's own threads; with ``reaped``, also
+    the children each has waited for)."""
     total = 0
     for pid in pids:
         fields = sandbox.proc_stat(pid)
         try:
-            total += int(fields[11]) + int(fields[12])
+            total += sum(int(fields[k]) for k in ((11, 12, 13, 14) if reaped else (11, 12)))
         except (TypeError, IndexError, ValueError):  # gone
             continue
     return total
@@ -599,14 +600,7 @@ class Session:
     def cpu_seconds(self) -> float:
         """User and system CPU seconds of the submission's processes so far, as the operating system counts them:
         each process's own threads, and the children it has reaped."""
-        total = 0
-        for pid in self.processes():
-            fields = sandbox.proc_stat(pid)
-            try:
-                total += sum(int(fields[k]) for k in (11, 12, 13, 14))
-            except (TypeError, IndexError, ValueError):  # gone
-                continue
-        return total / os.sysconf("SC_CLK_TCK")
+        return _cpu_ticks(self.processes(), reaped=True) / os.sysconf("SC_CLK_TCK")
 
     PAUSE_WAIT_S = 10.0
 
