@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: fast_gelu_bias_speed | reason: during timing | device: any | class: 3
+# outcome: rejected | kind: cheat | checks: fast_gelu_bias_speed | reason: during timing / its check did not run there | device: any | class: 3
 # Output memoised by the Python id of the input tensor.
 _memo = {}
 
