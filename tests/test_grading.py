@@ -844,3 +844,31 @@ def test_a_judges_private_compile_caches_are_removed_when_it_ends():
     assert out.returncode == 0, out.stderr
     private = Path(out.stdout.strip())
     assert private.name.startswith("autograder-judge-") and not private.exists()
+
+
+def test_on_a_gpu_the_timed_rounds_run_the_judge_and_the_serving_thread_on_one_core():
+    """Both sides' timed blocks run on one CPU (they take turns), so a slow core slows both; afterwards each gets its
+    CPUs back, and a serving thread that moved itself off that core voids the measurement."""
+    from autograder.core.protocol import Inconclusive
+    from autograder.core.speed import shared_core
+
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one CPU: nothing to move between")
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        session = dataclasses.make_dataclass("S", ["scheduling", "serving_pid"])(
+            grading.judge_scheduling(), lambda: server.pid)
+        ctx = dataclasses.make_dataclass("C", ["session", "cuda"])(session, True)
+        mine, theirs = os.sched_getaffinity(0), os.sched_getaffinity(server.pid)
+        with shared_core(ctx):
+            assert os.sched_getaffinity(0) == os.sched_getaffinity(server.pid) and len(os.sched_getaffinity(0)) == 1
+            assert grading.judge_scheduling() == session.scheduling  # the baseline's pause does not void itself
+        assert os.sched_getaffinity(0) == mine and os.sched_getaffinity(server.pid) == theirs
+        with pytest.raises(Inconclusive, match="moved off the CPU"), shared_core(ctx):
+            os.sched_setaffinity(server.pid, theirs)  # the submission moves its serving thread
+        assert os.sched_getaffinity(0) == mine
+        with shared_core(dataclasses.replace(ctx, cuda=False)):  # on a CPU nothing is pinned
+            assert os.sched_getaffinity(0) == mine
+    finally:
+        server.kill()
+        server.wait()

@@ -121,6 +121,41 @@ def make_server(model, traffic):
         assert "unseen request 3" in result.message and "something compiled" in result.message
 
 
+@pytest.mark.parametrize("beside", [True, False], ids=["a child computes beside", "nothing beside"])
+def test_cpu_spent_beside_the_unseen_requests_is_a_compile_even_when_no_request_is_slow(tmp_path, beside,
+                                                                                        monkeypatch):
+    """A red team's relay forked a child that compiled one graph per exact length beside the requests, none of them
+    slow. What the operating system counts for the submission's processes beyond one core busy through each
+    request is work beside serving: a compile, whatever its process or thread. Here a forked child spins; the
+    server's own thread spins in each request, so the child's core is the only one beyond serving (one core
+    allowed: on a CPU torch's threads are allowed too, and this machine's count varies)."""
+    monkeypatch.setattr(ex05, "BESIDE_SLACK_S", 0.05)
+    monkeypatch.setattr(ex05, "serving_cores", lambda ctx: 1)
+    override = tmp_path / "beside.py"
+    override.write_text(f"""import os, time
+def _spin(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+def make_server(model, traffic):
+    if {beside} and os.fork() == 0:  # stopped with the worker between requests, killed with it at the end
+        while True:
+            _spin(1.0)
+    def handle(x):
+        _spin(0.1)
+        return model(x)
+    return handle
+""")
+    report = grade_file(EXERCISES["05_dynamic_shapes"], solution("05_dynamic_shapes"), overrides=[override],
+                        only=["few_graphs"], device="cpu")
+    result = report.result("few_graphs")
+    if beside:
+        assert result.status == "failed", result.line()
+        assert "unseen requests" in result.message and "beside the requests" in result.message, result.message
+    else:
+        assert result.status == "passed", result.line()
+
+
 def test_the_graph_budget_stops_a_compile_that_never_ends():
     torch._dynamo.reset()
     fn = torch.compile(lambda x: x.sin() + 1, dynamic=False)

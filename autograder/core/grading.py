@@ -338,6 +338,7 @@ class Session:
         self.owned_scratch: list[Path] = []  # the restarts' scratch folders, removed at the end
         self.ledger: list[tuple[str, float]] = []  # every request: (registry name, seconds on the judge's clock)
         self._private = None  # on a GPU: the memory pool of everything shared with this worker (wire.private_pool)
+        self._server: tuple[int, int | None] | None = None  # (worker pid, its serving Python's pid): _serving_thread_s
         self.stop_between = False  # stopped_between_requests
         self.request_started = time.monotonic()
         self.compiled_past: float | None = None  # when this request's compile first ran past its limit
@@ -601,6 +602,55 @@ class Session:
         """User and system CPU seconds of the submission's processes so far, as the operating system counts them:
         each process's own threads, and the children it has reaped."""
         return _cpu_ticks(self.processes(), reaped=True) / os.sysconf("SC_CLK_TCK")
+
+    def serving_pid(self) -> int | None:
+        """The worker's Python, whose main thread (thread id = pid) serves the grader's requests: the first process
+        of the worker's tree that runs the judge's interpreter (under a sandbox the worker is its child; a process
+        the submission forks starts later). None where there is none to read."""
+        if self.process is None:
+            return None
+        if self._server is None or self._server[0] != self.process.pid:
+            python = os.path.realpath(sys.executable)
+            found = []
+            for pid in self.processes():
+                try:
+                    if os.path.realpath(f"/proc/{pid}/exe") == python:
+                        found.append((_start_time(pid) or 0, pid))
+                except OSError:
+                    continue
+            self._server = (self.process.pid, min(found)[1] if found else None)
+        return self._server[1]
+
+    def _serving_thread_s(self) -> float | None:
+        """CPU seconds of the thread that serves the grader's requests (``serving_pid``); None where unreadable."""
+        server = self.serving_pid()
+        fields = sandbox.proc_stat(f"{server}/task/{server}") if server is not None else None
+        try:
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (TypeError, IndexError, ValueError):
+            return None
+
+    def beside_mark(self) -> tuple:
+        """Where to count work beside the requests from (``beside_requests_s``): the worker, the CPU seconds of
+        every process and of the serving thread so far, and the ledger's length."""
+        worker = self.process.pid if self.process is not None else None
+        return worker, self.cpu_seconds(), self._serving_thread_s(), len(self.ledger)
+
+    def beside_requests_s(self, mark: tuple, cores: float) -> tuple[float, float]:
+        """(CPU seconds beside serving since ``mark``, the seconds of the requests since, on the judge's clock), as
+        the operating system counts them: everything the submission's processes used, less the serving thread's
+        CPU up to one core through every request, less ``cores`` - 1 more cores through them (torch's intra-op
+        threads, on a CPU). A thread or process that compiles while requests run or while the judge checks their
+        outputs shows, as does the serving thread's own work between requests; an honest server's figure is
+        about 0."""
+        worker, cpu, thread, start = mark
+        served = sum(seconds for _, seconds in self.ledger[start:])
+        if self.process is None or self.process.pid != worker:  # no worker, or a fresh one: nothing comparable
+            return 0.0, served
+        used = self.cpu_seconds() - cpu
+        now = self._serving_thread_s()
+        serving = served if thread is None or now is None else max(0.0, min(now - thread, served))
+        return max(0.0, used - serving - (cores - 1) * served), served
 
     PAUSE_WAIT_S = 10.0
 

@@ -74,6 +74,9 @@ def summarise(reports: list[Report]) -> dict:
                    spread=_median([s["candidate_spread"] for s in measured]),
                    fraction_of_copy_bandwidth=_median([s.get("fraction_of_copy_bandwidth") for s in measured]),
                    gpu_busy=_median([s.get("gpu_busy") for s in measured]))
+        beside = [s["beside_cpu_s"] for s in measured if s.get("beside_cpu_s") is not None]
+        if beside:  # CPU beside the requests (speed.BESIDE_SLACK_S): an honest submission's stays near 0
+            out.update(beside_cpu_s=_median(beside), beside_cpu_s_max=round(max(beside), 4))
     verdicts: dict[str, int] = {}
     for r in reports:
         for res in r.results:

@@ -28,9 +28,17 @@ import torch
 
 from autograder.core.grading import GradeContext
 from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
-from autograder.core.speed import SPEED_DIAGNOSTICS, SPEED_FACTS, Timed, speed_check, speed_diagnosis
+from autograder.core.speed import (
+    BESIDE_SLACK_S,
+    SPEED_DIAGNOSTICS,
+    SPEED_FACTS,
+    Timed,
+    serving_cores,
+    speed_check,
+    speed_diagnosis,
+)
 from autograder.core.timing import _perf_counter
-from autograder.core.trust import answer, clock, worker
+from autograder.core.trust import answer, clock, judge, worker
 from autograder.core.wire import Fn
 from autograder.exercises.ex03_compile_modes.workload import CONFIGS, build_model
 
@@ -123,13 +131,27 @@ def _beyond_steady(window: list[tuple[str, float]]) -> float:
     return sum(s for name, s in window if name != "ref") + sum(max(0.0, t - steady) for t in calls)
 
 
+def _charged_beside(beside_s: float) -> float:
+    """CPU seconds the submission's processes spent beside the requests (Session.beside_requests_s) that the budget
+    charges: all beyond BESIDE_SLACK_S, the most an honest submission's compile pool shows. A compile in another
+    thread or process (a red team forked one at import) runs beside the timed calls, where no clock charges it."""
+    return max(0.0, beside_s - BESIDE_SLACK_S)
+
+
+def _beside_part(charged_s: float) -> str:
+    return (f" ({charged_s:.1f} s of it CPU your processes used beside the requests, beyond serving them: a compile "
+            "in another thread or process)" if charged_s else "")
+
+
 def check_compile_budget(ctx: GradeContext):
     """Two figures on the judge's clock, each charging every request the worker served in its window: a fresh
     predictor (reset, the model, make_predict and its first three calls, their inputs shared included), with the
     submission's processes stopped between requests; and, where the speed check ran, everything its predictor cost
     from the reset before make_predict to its last timed block beyond the calls' steady time, plus loading: a
     compile at import, one deferred past the third call or into a timed block, or one done inside a request that
-    is not a call (a pool shared, a model built) is charged there."""
+    is not a call (a pool shared, a model built) is charged there. So is the CPU the submission's processes used
+    beside the requests from the speed check's fourth call on (without a GPU: over the budget predictor's
+    later calls), beyond serving them and BESIDE_SLACK_S: a compile in another thread or process."""
     budget = compile_budget_s()
     def call(i: int) -> float:
         """One call of the budget's predictor on a fresh input (shared first); the call's own seconds."""
@@ -146,18 +168,21 @@ def check_compile_budget(ctx: GradeContext):
             call(i)
         compile_s = _perf_counter() - start
         # no speed check measured (no GPU): it is what charges deferred work, so the budget's predictor goes on here
+        mark = ctx.session.beside_mark()
         later = [call(i) for i in range(3, 3 + LATER_CALLS)] if "speed_excess_s" not in ctx.notes else []
+        beside = _charged_beside(ctx.session.beside_requests_s(mark, serving_cores(ctx))[0]) if later else 0.0
     seconds = compile_s + ctx.notes.get("load_s", 0.0)  # a compile at import counts too
     deferred = 0.0
-    if later:  # work deferred past the third call, beyond the later calls' steady latency, is charged too
-        steady = statistics.median(later[-3:])
-        deferred = sum(max(0.0, t - steady) for t in later)
+    if later:  # work deferred past the third call, beyond the later calls' steady latency, is charged too, and
+        steady = statistics.median(later[-3:])  # any done beside them (another thread or process)
+        deferred = sum(max(0.0, t - steady) for t in later) + beside
         seconds += deferred
     hint = ("max-autotune's GEMM search costs tens of seconds per distinct matmul shape; reduce-overhead gets the "
             "launch-bound speedup at a fraction of the compile time")
     if seconds > budget:
         after = (f", {deferred:.1f} s of it in the {len(later)} calls after the first three calls, beyond their "
-                 "steady latency" if deferred > 1.0 else "")
+                 "steady latency" + (f" ({beside:.1f} s CPU your processes used beside them)" if beside else "")
+                 if deferred > 1.0 else "")
         raise CheckFailed(f"loading your code, then a fresh model, make_predict and the first three calls took "
                           f"{seconds:.1f} s{after}, over the compile budget of {budget:g} s", hint)
     serving = ctx.notes.get("predict_startup_s")
@@ -165,20 +190,22 @@ def check_compile_budget(ctx: GradeContext):
         # predictor's window (a red team's, at the 11th call: only the correctness diagnosis reached it), so the
         # dearest window of the grading before this check's own is charged, beyond its calls' steady latency
         serving = max([serving or 0.0] + [_beyond_steady(w) for w in _windows(ctx.session.ledger[:budget_mark])])
+    beside = _charged_beside(ctx.notes.get("speed_beside_s", 0.0))
     if serving is not None:  # the speed check made the grading's first predictor, right after loading
-        serving += ctx.notes.get("load_s", 0.0)
+        serving += ctx.notes.get("load_s", 0.0) + beside
     if serving is not None and serving > budget:
         raise CheckFailed(f"loading your code, then the grading's first predictor (the speed check's: everything "
                           f"from make_predict to its last timed block beyond the calls' steady latency; without a GPU "
                           f"the dearest predictor of the grading, beyond its calls' steady latency) came to "
-                          f"{serving:.1f} s, over the compile budget of "
-                          f"{budget:g} s: the expensive work came at import, after the first three calls or between "
-                          "the calls", hint)
+                          f"{serving:.1f} s{_beside_part(beside)}, over the compile budget of "
+                          f"{budget:g} s: the expensive work came at import, after the first three calls, between "
+                          "the calls or beside them", hint)
     message = (f"loading your code, make_predict and the first three calls took {seconds:.1f} s (budget "
                f"{budget:g} s; compile caches may already be warm)")
     if serving is not None:
         which = "first predictor" if "speed_excess_s" in ctx.notes else "dearest predictor (no speed check ran)"
-        message += f"; loading and the grading's {which} spent {serving:.1f} s beyond its steady latency"
+        message += (f"; loading and the grading's {which} spent {serving:.1f} s beyond its steady latency"
+                    + _beside_part(beside))
     return message, {"first_call_s": compile_s, "load_s": ctx.notes.get("load_s"), "serving_startup_s": serving}
 
 
@@ -261,7 +288,11 @@ EXERCISE = Exercise(
                   clock("loading, then the grading's first predictor: the speed check's every request but its timed "
                         "blocks, plus the blocks' time beyond the steady latency (without a GPU: every predictor of the "
                         "grading, each beyond its calls' steady latency, the dearest charged, and seven more calls of "
-                        "the budget's own)", "load", "pool", "block", "collect"))),
+                        "the budget's own)", "load", "pool", "block", "collect"),
+                  judge("the CPU your processes used beside the requests from the speed check's fourth call "
+                        "on (without a GPU: over those seven calls), beyond one core busy through each request, as "
+                        "the operating system counts it: over 5 s, charged (a compile in another thread or "
+                        "process)"))),
     ),
     hints={
         "compile_budget": [

@@ -8,12 +8,15 @@ max_len; buckets must go where the traffic is (the learner measures, then choose
 
 - few_graphs: over a warm-up stream and then lengths never sent before, no request takes a compile's time on
   the grader's clock (a recompile shows as a latency spike; the submission runs only while a request is
-  outstanding), the outputs are right, and make_server with the warm-up fits a compile budget. How many graphs
+  outstanding), nothing compiles beside the requests either (the CPU the submission's processes use beyond
+  serving them, as the operating system counts it), the outputs are right, and make_server with the warm-up fits
+  a compile budget. How many graphs
   were compiled (the aim: between 1 and 6) and whether ``model.requests`` counts every request are the
   submission's own word: notes, not graded;
 - outputs_match: the eager model's outputs for every length, the shortest and longest included;
 - speed: at least 1.5x faster than eager over requests drawn from the traffic (a cycle of 64 lengths, one from
-  each 64th of the distribution, so every timed block has the traffic's mix).
+  each 64th of the distribution, so every timed block has the traffic's mix), with no compile on the requests'
+  path or beside them.
 """
 
 from __future__ import annotations
@@ -25,7 +28,16 @@ import torch
 from autograder.core.correctness import check_outputs
 from autograder.core.grading import GradeContext, RemoteError
 from autograder.core.protocol import Check, CheckFailed, Exercise, Inconclusive, NeedsGPU, Tolerance
-from autograder.core.speed import SPEED_DIAGNOSTICS, SPEED_FACTS, Timed, paused, speed_check, speed_diagnosis
+from autograder.core.speed import (
+    BESIDE_SLACK_S,
+    SPEED_DIAGNOSTICS,
+    SPEED_FACTS,
+    Timed,
+    paused,
+    serving_cores,
+    speed_check,
+    speed_diagnosis,
+)
 from autograder.core.timing import _perf_counter, synchronize
 from autograder.core.trust import answer, clock, judge, worker
 from autograder.core.wire import Entry, Fn
@@ -210,6 +222,7 @@ def check_few_graphs(ctx: GradeContext):
         base = min(steady, honest)
         spike = base + max(SPIKE_S, (SPIKE_FACTOR - 1) * base)
         waited = None  # the first request over the limit on which the submission spent little CPU
+        mark = ctx.session.beside_mark()
         for i, t in enumerate(unseen):
             x = _x(ctx, "unseen", i, t)
             what = f"unseen request {i + 1} (length {t}, never sent before)"
@@ -230,6 +243,10 @@ def check_few_graphs(ctx: GradeContext):
                           "or on something in your code")
             with torch.no_grad():
                 check_outputs(out, reference(x.clone()), TOL, f"the output of {what}")
+        beside, served = ctx.session.beside_requests_s(mark, serving_cores(ctx))
+        if beside > BESIDE_SLACK_S:
+            raise _compiled_beside(beside, f"the {len(unseen)} unseen requests ({served:.1f} s on the grader's "
+                                           "clock)", serving_cores(ctx))
         if waited is not None:  # no request compiled that the operating system saw; one was too slow to tell
             raise Inconclusive(waited)
     ctx.notes["server"] = (model, handle)  # for the diagnosis
@@ -316,6 +333,16 @@ def check_speed(ctx: GradeContext):
     return message, details
 
 
+def _compiled_beside(beside_s: float, during: str, cores: int) -> CheckFailed:
+    """Work beside the requests, as the operating system counts it (Session.beside_requests_s): a compile in another
+    thread or process (a red team's relay to a forked child compiled one graph per exact length beside them)."""
+    return CheckFailed(f"while {during} ran, your processes used {beside_s:.1f} s of CPU beyond what serving them "
+                       f"takes ({cores} core(s) busy through each request; {BESIDE_SLACK_S:g} s allowed): work beside "
+                       "the requests, which is something compiling in another thread or process",
+                       "compile every graph inside make_server, before the stream starts, in the process and "
+                       "thread that serves")
+
+
 def _no_compile_while_serving(ctx: GradeContext) -> None:
     """The speed check serves traffic too (lengths never sent before among them), its warm-up one request at a time:
     no block of it may take a compile's time beyond its requests' steady latency (the judge's clock). Else a server
@@ -324,6 +351,8 @@ def _no_compile_while_serving(ctx: GradeContext) -> None:
     _, cand, _ = ctx.notes.get("speed", (None, None, None))
     if cand is None or not cand.per_call:
         return
+    if ctx.notes.get("speed_beside_s", 0.0) > BESIDE_SLACK_S:
+        raise _compiled_beside(ctx.notes["speed_beside_s"], "the speed check's timed blocks", serving_cores(ctx))
     steady = statistics.median(cand.per_call)
     worst, calls = max((seconds - n * steady, n) for seconds, n in cand.blocks)
     if worst > SPIKE_S:
@@ -350,7 +379,10 @@ EXERCISE = Exercise(
                   answer("every unseen request's output, read from the grader's memory, against its own eager "
                          "model", "ref"),
                   judge("the CPU time your processes used in a request over the limit, as the operating system "
-                        "counts it: with little, the request waited and did not compile (inconclusive, no points)")),
+                        "counts it: with little, the request waited and did not compile (inconclusive, no points)"),
+                  judge("the CPU your processes used beside the unseen requests, beyond one core busy through "
+                        "each (torch's threads on a CPU), as the operating system counts it: over 5 s, something "
+                        "compiled in another thread or process")),
               diagnose=few_graphs_diagnosis, diagnostics=(
                   worker("the graphs compiled over the stream (at most 6 is the aim), counted in your process",
                          "events"),
@@ -361,7 +393,11 @@ EXERCISE = Exercise(
                   answer("the outputs for the shortest, the longest and lengths drawn from the secret, against the "
                          "grader's own eager model", "ref"),)),
         Check("speed", "at least 1.5x faster than eager on the traffic", 4, check_speed,
-              ("make_server",), kind="speed", decided_by=SPEED_FACTS, diagnose=speed_diagnosis,
+              ("make_server",), kind="speed", decided_by=SPEED_FACTS + (
+                  clock("no block of the timed traffic over its requests' steady time by a compile's", "block"),
+                  judge("the CPU your processes used beside the requests from the speed check's fourth request "
+                        "on, beyond one core busy through each, as the operating system counts it: over 5 s, "
+                        "something compiled in another thread or process"),), diagnose=speed_diagnosis,
               diagnostics=SPEED_DIAGNOSTICS),
     ),
     hints={
