@@ -56,9 +56,10 @@ MAX_WARMUP_CALLS, MAX_WARMUP_S = 200, 60.0
 CEILING = 1.0
 # CPU seconds beside the requests (Session.beside_requests_s) that an honest submission may still show while it is
 # timed: torch's compile-pool sidecar (torch._inductor's SubprocPool, started by the first compile) imports torch in
-# the background, a few CPU seconds that can land after a warm-up whose compile hit the cache. A compile beside the
+# the background (4.4 CPU seconds on the course's 2-core CPU), which can land after a warm-up whose compile hit the
+# cache. A compile beside the
 # requests costs more: one graph of exercise 05's encoder is seconds, 03's max-autotune search minutes.
-BESIDE_SLACK_S = 5.0
+BESIDE_SLACK_S = 10.0
 # Counted from the candidate's fourth call on: the first three compile, warm up and record CUDA graphs (where a
 # compile's workers run beside the serving thread, on the clock of exercise 03's compile budget).
 BESIDE_AFTER = 3

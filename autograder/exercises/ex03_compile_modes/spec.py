@@ -285,14 +285,14 @@ EXERCISE = Exercise(
                   clock("loading, then a fresh model, make_predict and three calls with every request of the window "
                         "charged (the submission stopped between them)", "load", "reset", f"{WORKLOAD}:build_model",
                         "entry", "ref", "pool"),
-                  clock("loading, then the grading's first predictor: the speed check's every request but its timed "
-                        "blocks, plus the blocks' time beyond the steady latency (without a GPU: every predictor of the "
-                        "grading, each beyond its calls' steady latency, the dearest charged, and seven more calls of "
-                        "the budget's own)", "load", "pool", "block", "collect"),
+                  clock("loading, then the grading's first predictor: the speed check's every request but its "
+                        "timed blocks, plus the blocks' time beyond the steady latency (without a GPU: every "
+                        "predictor of the grading, each beyond its calls' steady latency, the dearest charged, and "
+                        "seven more calls of the budget's own)", "load", "pool", "block", "collect"),
                   judge("the CPU your processes used beside the requests from the speed check's fourth call "
                         "on (without a GPU: over those seven calls), beyond one core busy through each request, as "
-                        "the operating system counts it: over 5 s, charged (a compile in another thread or "
-                        "process)"))),
+                        f"the operating system counts it: over {BESIDE_SLACK_S:g} s, charged (a compile in another "
+                        "thread or process)"))),
     ),
     hints={
         "compile_budget": [

@@ -381,8 +381,8 @@ EXERCISE = Exercise(
                   judge("the CPU time your processes used in a request over the limit, as the operating system "
                         "counts it: with little, the request waited and did not compile (inconclusive, no points)"),
                   judge("the CPU your processes used beside the unseen requests, beyond one core busy through "
-                        "each (torch's threads on a CPU), as the operating system counts it: over 5 s, something "
-                        "compiled in another thread or process")),
+                        f"each (torch's threads on a CPU), as the operating system counts it: over "
+                        f"{BESIDE_SLACK_S:g} s, something compiled in another thread or process")),
               diagnose=few_graphs_diagnosis, diagnostics=(
                   worker("the graphs compiled over the stream (at most 6 is the aim), counted in your process",
                          "events"),
@@ -396,8 +396,9 @@ EXERCISE = Exercise(
               ("make_server",), kind="speed", decided_by=SPEED_FACTS + (
                   clock("no block of the timed traffic over its requests' steady time by a compile's", "block"),
                   judge("the CPU your processes used beside the requests from the speed check's fourth request "
-                        "on, beyond one core busy through each, as the operating system counts it: over 5 s, "
-                        "something compiled in another thread or process"),), diagnose=speed_diagnosis,
+                        "on, beyond one core busy through each, as the operating system counts it: over "
+                        f"{BESIDE_SLACK_S:g} s, something compiled in another thread or process"),),
+              diagnose=speed_diagnosis,
               diagnostics=SPEED_DIAGNOSTICS),
     ),
     hints={
