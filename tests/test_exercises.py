@@ -239,6 +239,46 @@ def test_the_compile_budget_is_the_instructors_when_set_and_a_bad_value_says_wha
         spec.compile_budget_s()
 
 
+@pytest.mark.parametrize("beside", [True, False], ids=["a child computes beside", "nothing beside"])
+def test_exercise_03s_compile_budget_charges_cpu_spent_beside_the_calls(tmp_path, beside, monkeypatch):
+    """A red team's predict forked a process at import to do the compile's work beside the calls, where no clock
+    charged it. The CPU the submission's processes use beyond the serving thread (one core through each call at
+    most) is charged to the compile budget: here over the budget predictor's later calls (no GPU, so no speed
+    check), a forked child spinning beside them."""
+    from autograder.exercises.ex03_compile_modes import spec
+
+    monkeypatch.setattr(spec, "BESIDE_SLACK_S", 0.05)
+    override = tmp_path / "beside.py"
+    override.write_text(f"""import os, time
+def _spin(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+if {beside} and os.fork() == 0:  # stopped with the worker between requests, killed with it at the end
+    while True:
+        _spin(1.0)
+def make_predict(model):
+    def predict(x):
+        _spin(0.1)
+        return model(x.clone())
+    return predict
+""")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # the worker computes with the judge's threads: one core allowed through each call
+    try:
+        report = grade_file(EXERCISES["03_compile_modes"], solution("03_compile_modes"), overrides=[override],
+                            only=["compile_budget"], device="cpu")
+    finally:
+        torch.set_num_threads(threads)
+    result = report.result("compile_budget")
+    assert result.status == "passed", result.line()  # far under the budget either way: what is charged is read
+    charged = result.details["beside_charged_s"]
+    if beside:
+        assert charged > 0.1, result.details  # 7 calls of 0.1 s, a core busy beside each
+    else:
+        assert charged == 0.0, result.details
+
+
 def test_exercise_03s_model_makes_cudagraph_trees_skip_the_lessons_recipe_but_not_the_reference(monkeypatch):
     """Exercise 03's premise, shown on a CPU (no CUDA graphs here): the graph Inductor compiles for the model writes
     into its input x (the model standardises x in place), and CUDAGraph Trees' own test, check_for_mutation (what

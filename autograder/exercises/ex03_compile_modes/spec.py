@@ -170,18 +170,19 @@ def check_compile_budget(ctx: GradeContext):
         # no speed check measured (no GPU): it is what charges deferred work, so the budget's predictor goes on here
         mark = ctx.session.beside_mark()
         later = [call(i) for i in range(3, 3 + LATER_CALLS)] if "speed_excess_s" not in ctx.notes else []
-        beside = _charged_beside(ctx.session.beside_requests_s(mark, serving_cores(ctx))[0]) if later else 0.0
+        later_beside = _charged_beside(ctx.session.beside_requests_s(mark, serving_cores(ctx))[0]) if later else 0.0
     seconds = compile_s + ctx.notes.get("load_s", 0.0)  # a compile at import counts too
     deferred = 0.0
     if later:  # work deferred past the third call, beyond the later calls' steady latency, is charged too, and
         steady = statistics.median(later[-3:])  # any done beside them (another thread or process)
-        deferred = sum(max(0.0, t - steady) for t in later) + beside
+        deferred = sum(max(0.0, t - steady) for t in later) + later_beside
         seconds += deferred
     hint = ("max-autotune's GEMM search costs tens of seconds per distinct matmul shape; reduce-overhead gets the "
             "launch-bound speedup at a fraction of the compile time")
     if seconds > budget:
         after = (f", {deferred:.1f} s of it in the {len(later)} calls after the first three calls, beyond their "
-                 "steady latency" + (f" ({beside:.1f} s CPU your processes used beside them)" if beside else "")
+                 "steady latency" + (f" ({later_beside:.1f} s CPU your processes used beside them)" if later_beside
+                                     else "")
                  if deferred > 1.0 else "")
         raise CheckFailed(f"loading your code, then a fresh model, make_predict and the first three calls took "
                           f"{seconds:.1f} s{after}, over the compile budget of {budget:g} s", hint)
@@ -190,7 +191,7 @@ def check_compile_budget(ctx: GradeContext):
         # predictor's window (a red team's, at the 11th call: only the correctness diagnosis reached it), so the
         # dearest window of the grading before this check's own is charged, beyond its calls' steady latency
         serving = max([serving or 0.0] + [_beyond_steady(w) for w in _windows(ctx.session.ledger[:budget_mark])])
-    beside = _charged_beside(ctx.notes.get("speed_beside_s", 0.0))
+    beside = _charged_beside(ctx.notes.get("speed_beside_s", 0.0))  # the speed check's (a GPU)
     if serving is not None:  # the speed check made the grading's first predictor, right after loading
         serving += ctx.notes.get("load_s", 0.0) + beside
     if serving is not None and serving > budget:
@@ -206,7 +207,8 @@ def check_compile_budget(ctx: GradeContext):
         which = "first predictor" if "speed_excess_s" in ctx.notes else "dearest predictor (no speed check ran)"
         message += (f"; loading and the grading's {which} spent {serving:.1f} s beyond its steady latency"
                     + _beside_part(beside))
-    return message, {"first_call_s": compile_s, "load_s": ctx.notes.get("load_s"), "serving_startup_s": serving}
+    return message, {"first_call_s": compile_s, "load_s": ctx.notes.get("load_s"), "serving_startup_s": serving,
+                     "beside_charged_s": later_beside + beside}
 
 
 def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
