@@ -170,3 +170,98 @@ class UnitGroup:
                 group.rmdir()
             except OSError:
                 pass
+
+
+# ---- a worker's CPU, counted by the kernel ----
+@functools.cache
+def _cpu_parent() -> tuple[str, Path] | None:
+    """('v2', group) or ('v1', cpuacct group) under which this process can make a group that counts CPU time."""
+    if os.environ.get(OFF_ENV, "").lower() in ("off", "0", "none"):
+        return None
+    probe = f"course-cpu-probe-{os.getpid()}"
+    candidates = []
+    if (ROOT / "cgroup.controllers").exists() and _own(""):
+        candidates.append(("v2", _own(""), "cpu.stat"))
+    if _own("cpuacct"):
+        candidates.append(("v1", _own("cpuacct"), "cpuacct.usage"))
+    for version, parent, usage in candidates:
+        group = parent / probe
+        try:
+            group.mkdir()
+        except OSError:
+            continue
+        try:
+            if (group / usage).exists() and os.access(group / "cgroup.procs", os.W_OK):
+                return version, parent
+        finally:
+            try:
+                group.rmdir()
+            except OSError:
+                pass
+    return None
+
+
+class CpuGroup:
+    """A control group that counts the CPU time of one worker and of every process it ever starts: the kernel
+    charges each process's time to its group as it runs, whatever becomes of the process afterwards (one the kernel
+    reaps itself because its parent ignores SIGCHLD takes its time out of every count in /proc; one that leaves the
+    worker's tree stays in the group). ``make()`` is None where this process cannot make one (no cgroup it may
+    write, macOS, COURSE_UNIT_CGROUP=off): the caller counts from /proc then."""
+
+    def __init__(self, version: str, group: Path):
+        self.version, self.group = version, group
+
+    @classmethod
+    def make(cls) -> CpuGroup | None:
+        found = _cpu_parent()
+        if found is None:
+            return None
+        version, parent = found
+        group = parent / f"course-worker-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        try:
+            group.mkdir()
+        except OSError:
+            return None
+        return cls(version, group)
+
+    def argv(self, argv: list[str]) -> list[str]:
+        """``argv`` run from inside the group: a shell joins it, then becomes the command (nothing runs outside)."""
+        return ["/bin/sh", "-c", 'echo $$ > "$0" 2>/dev/null; exec "$@"', str(self.group / "cgroup.procs"), *argv]
+
+    def holds(self, pid: int) -> bool:
+        """Whether ``pid`` is in the group (the join above can fail without stopping the command)."""
+        try:
+            return str(pid) in (self.group / "cgroup.procs").read_text().split()
+        except OSError:
+            return False
+
+    def add(self, pid: int) -> bool:
+        try:
+            (self.group / "cgroup.procs").write_text(str(pid))
+            return True
+        except OSError:
+            return False
+
+    def seconds(self) -> float | None:
+        """CPU seconds of every process that was ever in the group (user and system), None if unreadable."""
+        try:
+            if self.version == "v1":
+                return int((self.group / "cpuacct.usage").read_text()) / 1e9
+            for line in (self.group / "cpu.stat").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "usage_usec":
+                    return int(value) / 1e6
+        except (OSError, ValueError):
+            pass
+        return None
+
+    def close(self) -> None:
+        """Remove the group once it is empty (the caller killed what was in it; zombies are gone once reaped)."""
+        for _ in range(20):
+            try:
+                self.group.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.05)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import torch
 
-from autograder.core import sandbox, zygote
+from autograder.core import cgroups, sandbox, zygote
 from autograder.core.compile_events import CompileEvents
 from autograder.core.correctness import HIDDEN, check_outputs, generator, grading_secret, seed_for
 from autograder.core.protocol import (
@@ -339,6 +339,8 @@ class Session:
         self.ledger: list[tuple[str, float]] = []  # every request: (registry name, seconds on the judge's clock)
         self._private = None  # on a GPU: the memory pool of everything shared with this worker (wire.private_pool)
         self._server: tuple[int, int | None] | None = None  # (worker pid, its serving Python's pid): _serving_thread_s
+        self.cpu_group: cgroups.CpuGroup | None = None  # the kernel's count of the worker's CPU (cpu_seconds)
+        self.cpu_group_checked = False
         self.stop_between = False  # stopped_between_requests
         self.request_started = time.monotonic()
         self.compiled_past: float | None = None  # when this request's compile first ran past its limit
@@ -363,18 +365,23 @@ class Session:
             template = zygote.template_for(*sandboxed_worker([sys.executable, "-m", "autograder.core.zygote"],
                                                              worker_env(), scratch, pools))
         judge_children = {(pid, _start_time(pid)) for pid in _children().get(os.getpid(), ())}
+        group = cgroups.CpuGroup.make()
         with open(log, "wb") as out:
             process = template.fork(theirs.fileno(), out.fileno(), str(scratch)) if template else None
-            if process is None:  # a worker started from nothing
-                process = subprocess.Popen(argv, pass_fds=[theirs.fileno()], env=env, cwd=scratch,
-                                           start_new_session=True, stdin=subprocess.DEVNULL, stdout=out,
-                                           stderr=subprocess.STDOUT)
+            if process is not None and group is not None and not group.add(process.pid):  # before it runs any
+                group.close()  # submission code (that waits for "hello"); where it cannot join, /proc counts
+                group = None
+            if process is None:  # a worker started from nothing (in the group from its first instruction)
+                process = subprocess.Popen(group.argv(argv) if group else argv, pass_fds=[theirs.fileno()], env=env,
+                                           cwd=scratch, start_new_session=True, stdin=subprocess.DEVNULL,
+                                           stdout=out, stderr=subprocess.STDOUT)
         theirs.close()
         from multiprocessing.connection import Connection
 
         session = cls(JudgeEnd(Connection(ours.detach())), process, log, time.monotonic() + timeout)
         session.pool_dir = str(pools)
         session.judge_children = judge_children
+        session.cpu_group = group
         return session
 
     def restart(self) -> None:
@@ -600,7 +607,17 @@ class Session:
 
     def cpu_seconds(self) -> float:
         """User and system CPU seconds of the submission's processes so far, as the operating system counts them:
-        each process's own threads, and the children it has reaped."""
+        the worker's control group where the judge could make one (``cgroups.CpuGroup``: every process that was
+        ever in it, those the kernel reaped itself included), else each process's own threads and the children it
+        has reaped (a child reaped by the kernel, its parent ignoring SIGCHLD, takes its time with it)."""
+        group = self.cpu_group
+        if group is not None and not self.cpu_group_checked and self.process is not None:
+            self.cpu_group_checked = True  # the worker joins it as it starts, if the kernel let it
+            if not group.holds(self.process.pid):
+                self.cpu_group = group = None
+        seconds = group.seconds() if group is not None else None
+        if seconds is not None:
+            return seconds
         return _cpu_ticks(self.processes(), reaped=True) / os.sysconf("SC_CLK_TCK")
 
     def serving_pid(self) -> int | None:
@@ -731,6 +748,9 @@ class Session:
                 time.sleep(0.01)
         if self.pool_dir:  # whatever the worker wrote there goes with the grading
             shutil.rmtree(self.pool_dir, ignore_errors=True)
+        if self.cpu_group is not None and self.process is not None and self.process.poll() is not None:
+            self.cpu_group.close()  # empty now: everything in it was killed and reaped
+            self.cpu_group = None
         if self.process is not None and self.process.poll() is not None:
             self._private = None  # the worker's mappings are gone: its pools' memory can go back
 

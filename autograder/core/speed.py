@@ -57,8 +57,8 @@ CEILING = 1.0
 # CPU seconds beside the requests (Session.beside_requests_s) that an honest submission may still show while it is
 # timed: torch's compile-pool sidecar (torch._inductor's SubprocPool, started by the first compile) imports torch in
 # the background (4.4 CPU seconds on the course's 2-core CPU), which can land after a warm-up whose compile hit the
-# cache. A compile beside the
-# requests costs more: one graph of exercise 05's encoder is seconds, 03's max-autotune search minutes.
+# cache. A compile beside the requests costs more: one graph of exercise 05's encoder is seconds, 03's max-autotune
+# search minutes.
 BESIDE_SLACK_S = 10.0
 # Counted from the candidate's fourth call on: the first three compile, warm up and record CUDA graphs (where a
 # compile's workers run beside the serving thread, on the clock of exercise 03's compile budget).
@@ -484,13 +484,15 @@ def shared_core(ctx):
 
     session = ctx.session
     # not where the judge's scheduling changed already: paused() voids that measurement against the grading's start
-    server = session.serving_pid() if ctx.cuda and judge_scheduling() == session.scheduling else None
+    server = (session.serving_pid() if ctx.cuda and hasattr(os, "sched_setaffinity")
+              and judge_scheduling() == session.scheduling else None)
+    mine = theirs = set()
     try:
-        mine = os.sched_getaffinity(0)
-        theirs = os.sched_getaffinity(server) if server is not None else set()
+        if server is not None:
+            mine, theirs = os.sched_getaffinity(0), os.sched_getaffinity(server)
     except OSError:
-        theirs = set()
-    both = mine & theirs if theirs else set()
+        pass
+    both = mine & theirs
     if not both:
         yield
         return
