@@ -18,6 +18,7 @@ Slurm's own cgroup plugin does the same for `make autograde-slurm` (``--mem``, `
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -224,9 +225,27 @@ class CpuGroup:
             return None
         return cls(version, group)
 
-    def argv(self, argv: list[str]) -> list[str]:
-        """``argv`` run from inside the group: a shell joins it, then becomes the command (nothing runs outside)."""
-        return ["/bin/sh", "-c", 'echo $$ > "$0" 2>/dev/null; exec "$@"', str(self.group / "cgroup.procs"), *argv]
+    @contextlib.contextmanager
+    def joining(self):
+        """A ``preexec_fn`` for subprocess.Popen: the child joins the group before it runs anything (through a file
+        descriptor opened here: nothing in the child but a write). A child that cannot join runs as it would have;
+        ``holds`` tells."""
+        try:
+            fd = os.open(self.group / "cgroup.procs", os.O_WRONLY)
+        except OSError:
+            yield None
+            return
+
+        def join() -> None:
+            try:
+                os.write(fd, str(os.getpid()).encode())
+            except OSError:
+                pass
+
+        try:
+            yield join
+        finally:
+            os.close(fd)
 
     def holds(self, pid: int) -> bool:
         """Whether ``pid`` is in the group (the join above can fail without stopping the command)."""

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -372,9 +372,10 @@ class Session:
                 group.close()  # submission code (that waits for "hello"); where it cannot join, /proc counts
                 group = None
             if process is None:  # a worker started from nothing (in the group from its first instruction)
-                process = subprocess.Popen(group.argv(argv) if group else argv, pass_fds=[theirs.fileno()], env=env,
-                                           cwd=scratch, start_new_session=True, stdin=subprocess.DEVNULL,
-                                           stdout=out, stderr=subprocess.STDOUT)
+                with group.joining() if group else nullcontext() as join:
+                    process = subprocess.Popen(argv, pass_fds=[theirs.fileno()], env=env, cwd=scratch,
+                                               start_new_session=True, stdin=subprocess.DEVNULL, stdout=out,
+                                               stderr=subprocess.STDOUT, preexec_fn=join)
         theirs.close()
         from multiprocessing.connection import Connection
 
