@@ -68,3 +68,23 @@ def test_nothing_a_unit_started_outlives_it(monkeypatch, tmp_path):
         time.sleep(0.1)
     else:
         pytest.fail(f"the unit's daemon {pid} outlived it")
+
+
+def test_a_workers_cpu_group_counts_children_the_kernel_reaped_and_is_removed_after():
+    """/proc loses the CPU time of a child reaped by the kernel (its parent ignores SIGCHLD); the worker's control
+    group still counts it, and is gone once closed."""
+    import subprocess
+
+    group = cgroups.CpuGroup.make()
+    if group is None:
+        pytest.skip("no cgroup this process may make for CPU accounting")
+    code = ("import os, signal, time\nsignal.signal(signal.SIGCHLD, signal.SIG_IGN)\nfor _ in range(3):\n"
+            "    if os.fork() == 0:\n        end = time.process_time() + 0.3\n"
+            "        while time.process_time() < end:\n            pass\n        os._exit(0)\ntime.sleep(2)\n")
+    with group.joining() as join:
+        child = subprocess.Popen([sys.executable, "-c", code], preexec_fn=join)
+    assert group.holds(child.pid)
+    child.wait()
+    assert group.seconds() >= 0.85  # three children of 0.3 s each, none of them waited for
+    group.close()
+    assert not group.group.exists()

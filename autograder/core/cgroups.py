@@ -18,6 +18,7 @@ Slurm's own cgroup plugin does the same for `make autograde-slurm` (``--mem``, `
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import os
@@ -218,6 +219,7 @@ class CpuGroup:
         if found is None:
             return None
         version, parent = found
+        _remove_left()
         group = parent / f"course-worker-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
             group.mkdir()
@@ -275,12 +277,29 @@ class CpuGroup:
         return None
 
     def close(self) -> None:
-        """Remove the group once it is empty (the caller killed what was in it; zombies are gone once reaped)."""
-        for _ in range(20):
-            try:
-                self.group.rmdir()
+        """Remove the group once it is empty (the caller killed what was in it). One that still holds a dying
+        process is removed later: at the next ``make`` or when this process exits."""
+        for _ in range(10):
+            if _remove(self.group):
                 return
-            except FileNotFoundError:
-                return
-            except OSError:
-                time.sleep(0.05)
+            time.sleep(0.05)
+        if not _LEFT:
+            atexit.register(_remove_left)
+        _LEFT.append(self.group)
+
+
+_LEFT: list[Path] = []  # groups that were not empty yet when closed
+
+
+def _remove(group: Path) -> bool:
+    try:
+        group.rmdir()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def _remove_left() -> None:
+    _LEFT[:] = [group for group in _LEFT if not _remove(group)]
