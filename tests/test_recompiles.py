@@ -148,10 +148,6 @@ def test_cpu_spent_beside_the_unseen_requests_is_a_compile_even_when_no_request_
     request is work beside serving: a compile, whatever its process or thread. Here forked processes spin; the
     server's own thread spins in each request, so their cores are the only ones beyond serving (torch's threads
     get a core each on a CPU: one here)."""
-    from autograder.core.cgroups import CpuGroup
-
-    if "reaps" in beside and CpuGroup.make() is None:
-        pytest.skip("no control group this process may make: /proc cannot count what the kernel reaped")
     monkeypatch.setattr(ex05, "BESIDE_SLACK_S", 0.05)
     override = tmp_path / "beside.py"
     override.write_text(f"""import os, signal, time
@@ -178,6 +174,32 @@ def make_server(model, traffic):{BESIDE[beside]}
         assert "unseen requests" in result.message and "beside the requests" in result.message, result.message
     else:
         assert result.status == "passed", result.line()
+
+
+def test_without_a_control_group_a_process_that_ignores_sigchld_makes_the_cpu_count_inconclusive(tmp_path,
+                                                                                                 monkeypatch):
+    """Where the judge cannot make a control group, it counts from /proc, where a child the kernel reaps itself takes
+    its time with it (a red team's helper, forked with SIGCHLD ignored and killed in the window, cancelled a
+    thread's work from the count): the count is refused, not trusted."""
+    from autograder.core import cgroups
+
+    monkeypatch.setattr(cgroups.CpuGroup, "make", classmethod(lambda cls: None))
+    override = tmp_path / "reaped.py"
+    override.write_text(f"""import os, signal, time
+def _spin(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+def make_server(model, traffic):{BESIDE["children the kernel reaps compute beside"]}
+    def handle(x):
+        _spin(0.1)
+        return model(x)
+    return handle
+""")
+    report = grade_file(EXERCISES["05_dynamic_shapes"], solution("05_dynamic_shapes"), overrides=[override],
+                        only=["few_graphs"], device="cpu")
+    result = report.result("few_graphs")
+    assert result.status == "inconclusive" and "ignores SIGCHLD" in result.message, result.line()
 
 
 def test_the_graph_budget_stops_a_compile_that_never_ends():

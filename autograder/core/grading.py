@@ -301,6 +301,21 @@ def _cpu_ticks(pids: set[int], reaped: bool = False) -> int:
     return total
 
 
+def _ignores_sigchld(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("SigIgn:"):
+                    return bool(int(line.split()[1], 16) >> (signal.SIGCHLD - 1) & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+class Uncountable(Inconclusive):
+    """The submission's CPU time cannot be counted (Session.beside_requests_s)."""
+
+
 class StillRunning(Exception):
     """A process of the submission kept running after it was paused, or new ones kept appearing."""
 
@@ -650,9 +665,18 @@ class Session:
 
     def beside_mark(self) -> tuple:
         """Where to count work beside the requests from (``beside_requests_s``): the worker, the CPU seconds of
-        every process and of the serving thread so far, and the ledger's length."""
+        every process and of the serving thread so far, the ledger's length, and whether /proc's count can lose
+        time already (``_reaped_unseen``)."""
         worker = self.process.pid if self.process is not None else None
-        return worker, self.cpu_seconds(), self._serving_thread_s(), len(self.ledger)
+        cpu = self.cpu_seconds()
+        return worker, cpu, self._serving_thread_s(), len(self.ledger), self._reaped_unseen()
+
+    def _reaped_unseen(self) -> bool:
+        """Whether the CPU time of the submission's children can leave the count: no control group counts it
+        (``cpu_group``) and a process of the submission ignores SIGCHLD, so the kernel reaps its children itself
+        and their time is added to no parent's (a red team's helper, killed so, cancelled its CPU from /proc's
+        count along with a thread's work in the window)."""
+        return self.cpu_group is None and any(_ignores_sigchld(pid) for pid in self.processes())
 
     def beside_requests_s(self, mark: tuple, cores: float) -> tuple[float, float]:
         """(CPU seconds beside serving since ``mark``, the seconds of the requests since, on the judge's clock), as
@@ -661,10 +685,15 @@ class Session:
         threads, on a CPU). A thread or process that compiles while requests run or while the judge checks their
         outputs shows, as does the serving thread's own work between requests; an honest server's figure is
         about 0."""
-        worker, cpu, thread, start = mark
+        worker, cpu, thread, start, unseen = mark
         served = sum(seconds for _, seconds in self.ledger[start:])
         if self.process is None or self.process.pid != worker:  # no worker, or a fresh one: nothing comparable
             return 0.0, served
+        if unseen or self._reaped_unseen():
+            raise Uncountable("the CPU time your processes used cannot be counted here: a process of yours ignores "
+                              "SIGCHLD, so the time of its children leaves the operating system's count when they "
+                              "end (and this machine gives the grader no control group that would count it); this "
+                              "check is not graded with it (leave SIGCHLD as it is)")
         used = self.cpu_seconds() - cpu
         now = self._serving_thread_s()
         serving = served if thread is None or now is None else max(0.0, min(now - thread, served))
@@ -1050,9 +1079,10 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
             raise CheckFailed("your code changed global torch settings while it ran, which changes the precision "
                               "or speed of what is compared: " + "; ".join(dict.fromkeys(changes)), _SETTINGS_HINT)
         if threads:
-            raise CheckFailed(f"your code left background threads running ({', '.join(dict.fromkeys(threads))}); "
-                              "work on the side is not what is graded", "compute each result inside the call that "
-                              "returns it")
+            raise CheckFailed(f"your code left background threads running ({', '.join(dict.fromkeys(threads))}): a "
+                              "check is graded only with none of your threads left running, even an idle one (the "
+                              "grader cannot vouch for what they do)", "stop and join your threads before your "
+                              "function returns, and compute each result inside the call that returns it")
         verdict = result(PASSED, message, details=details, points=float(check.points))
     except CheckFailed as err:
         verdict = result(FAILED, err.reason, err.hint, err.details)

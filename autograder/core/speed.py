@@ -576,7 +576,12 @@ def speed_check(ctx, baseline: Callable, candidate: Ref, timed: Timed, *, name: 
 
     comparison = compare_runners(base, cand, gate=gate, phase=phase, timed_region=lambda: shared_core(ctx))
     ctx.notes["speed_excess_s"] = cand.excess_s()  # what the candidate's calls cost beyond their steady time
-    ctx.notes["speed_beside_s"] = cand.beside_s()  # what its processes did beside the requests while timed
+    from autograder.core.grading import Uncountable
+
+    try:
+        ctx.notes["speed_beside_s"] = cand.beside_s()  # what its processes did beside the requests while timed
+    except Uncountable as err:  # the exercises that charge it say so (03, 05); the others do not use it
+        ctx.notes["speed_beside_s"], ctx.notes["speed_beside_why"] = None, str(err)
     ctx.notes["speed"] = (comparison, cand, timed)  # for speed_diagnosis
     details = {
         "speedup": comparison.speedup, "speedup_min": comparison.speedup_min,

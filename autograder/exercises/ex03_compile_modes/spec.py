@@ -27,7 +27,7 @@ import statistics
 import torch
 
 from autograder.core.grading import GradeContext
-from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
+from autograder.core.protocol import Check, CheckFailed, Exercise, Inconclusive, Tolerance
 from autograder.core.speed import (
     BESIDE_SLACK_S,
     SPEED_DIAGNOSTICS,
@@ -191,6 +191,8 @@ def check_compile_budget(ctx: GradeContext):
         # predictor's window (a red team's, at the 11th call: only the correctness diagnosis reached it), so the
         # dearest window of the grading before this check's own is charged, beyond its calls' steady latency
         serving = max([serving or 0.0] + [_beyond_steady(w) for w in _windows(ctx.session.ledger[:budget_mark])])
+    if "speed_beside_s" in ctx.notes and ctx.notes["speed_beside_s"] is None:
+        raise Inconclusive(ctx.notes["speed_beside_why"])
     beside = _charged_beside(ctx.notes.get("speed_beside_s", 0.0))  # the speed check's (a GPU)
     if serving is not None:  # the speed check made the grading's first predictor, right after loading
         serving += ctx.notes.get("load_s", 0.0) + beside

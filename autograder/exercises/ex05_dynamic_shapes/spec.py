@@ -351,6 +351,8 @@ def _no_compile_while_serving(ctx: GradeContext) -> None:
     _, cand, _ = ctx.notes.get("speed", (None, None, None))
     if cand is None or not cand.per_call:
         return
+    if "speed_beside_s" in ctx.notes and ctx.notes["speed_beside_s"] is None:
+        raise Inconclusive(ctx.notes["speed_beside_why"])
     if ctx.notes.get("speed_beside_s", 0.0) > BESIDE_SLACK_S:
         raise _compiled_beside(ctx.notes["speed_beside_s"], "the speed check's timed blocks", serving_cores(ctx))
     steady = statistics.median(cand.per_call)
