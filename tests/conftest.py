@@ -46,6 +46,33 @@ def run_make(*args: str, timeout: float = 600, **kwargs) -> subprocess.Completed
                           text=True, timeout=timeout, **kwargs)
 
 
+# A submission's busy wait of ``seconds`` on the wall clock (the text of a function, for override files).
+SPIN = """def _spin(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+"""
+
+
+def grade_with_override(exercise_id: str, override: Path, only: list[str], threads: int | None = None):
+    """The reference solution of ``exercise_id`` with ``override`` on top, graded on a CPU for the ``only`` checks;
+    ``threads``: the judge's torch threads meanwhile (the worker computes with the judge's count)."""
+    import torch
+
+    from autograder.core.grading import grade_file
+    from autograder.exercises import EXERCISES
+    from autograder.tools.paths import solution
+
+    before = torch.get_num_threads()
+    if threads is not None:
+        torch.set_num_threads(threads)
+    try:
+        return grade_file(EXERCISES[exercise_id], solution(exercise_id), overrides=[override], only=only,
+                          device="cpu")
+    finally:
+        torch.set_num_threads(before)
+
+
 def grade_source(source: str, exercise, deadline: float = 120, **policy):
     """Grade ``source`` (a submission's code) against a test's own ``exercise`` in a real worker process, within
     ``deadline`` seconds in all."""

@@ -7,7 +7,7 @@ import sys
 import nbformat
 import pytest
 import torch
-from conftest import REPO, host_reads
+from conftest import REPO, SPIN, grade_with_override, host_reads
 
 from autograder.core.grading import Policy, grade_file
 from autograder.exercises import EXERCISES, get_exercise
@@ -250,10 +250,7 @@ def test_exercise_03s_compile_budget_charges_cpu_spent_beside_the_calls(tmp_path
     monkeypatch.setattr(spec, "BESIDE_SLACK_S", 0.05)
     override = tmp_path / "beside.py"
     override.write_text(f"""import os, time
-def _spin(seconds):
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        pass
+{SPIN}
 if {beside} and os.fork() == 0:  # stopped with the worker between requests, killed with it at the end
     while True:
         _spin(1.0)
@@ -263,14 +260,8 @@ def make_predict(model):
         return model(x.clone())
     return predict
 """)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # the worker computes with the judge's threads: one core allowed through each call
-    try:
-        report = grade_file(EXERCISES["03_compile_modes"], solution("03_compile_modes"), overrides=[override],
-                            only=["compile_budget"], device="cpu")
-    finally:
-        torch.set_num_threads(threads)
-    result = report.result("compile_budget")
+    # one torch thread: one core allowed through each call
+    result = grade_with_override("03_compile_modes", override, ["compile_budget"], threads=1).result("compile_budget")
     assert result.status == "passed", result.line()  # far under the budget either way: what is charged is read
     charged = result.details["beside_charged_s"]
     if beside:

@@ -4,16 +4,14 @@ from types import SimpleNamespace
 
 import pytest
 import torch
+from conftest import SPIN, grade_with_override
 
 from autograder.core.correctness import seed_for
-from autograder.core.grading import grade_file
 from autograder.core.submission import SubmissionError, load_namespace, static_closure
 from autograder.course import recompiles
 from autograder.course.models import make_encoder
-from autograder.exercises import EXERCISES
 from autograder.exercises.ex05_dynamic_shapes import spec as ex05
 from autograder.exercises.ex05_dynamic_shapes import workload as ex05_workload
-from autograder.tools.paths import solution
 
 
 def test_a_module_int_attribute_recompiles_every_call_and_a_shape_only_once():
@@ -112,9 +110,7 @@ def make_server(model, traffic):
         return model(x)
     return handle
 """)
-    report = grade_file(EXERCISES["05_dynamic_shapes"], solution("05_dynamic_shapes"), overrides=[override],
-                        only=["few_graphs"], device="cpu")
-    result = report.result("few_graphs")
+    result = grade_with_override("05_dynamic_shapes", override, ["few_graphs"]).result("few_graphs")
     assert result.status == status, result.line()
     assert ("not a compile" in result.message) == (status == "inconclusive"), result.message
     if status == "failed":
@@ -140,6 +136,21 @@ BESIDE = {
 }
 
 
+def _beside_server(tmp_path, setup: str, threads: int | None = None):
+    """Exercise 05's few_graphs for a server whose handle spins 0.1 s in each request, after ``setup`` (BESIDE) ran
+    in make_server."""
+    override = tmp_path / "beside.py"
+    override.write_text(f"""import os, signal, time
+{SPIN}
+def make_server(model, traffic):{setup}
+    def handle(x):
+        _spin(0.1)
+        return model(x)
+    return handle
+""")
+    return grade_with_override("05_dynamic_shapes", override, ["few_graphs"], threads=threads).result("few_graphs")
+
+
 @pytest.mark.parametrize("beside", list(BESIDE))
 def test_cpu_spent_beside_the_unseen_requests_is_a_compile_even_when_no_request_is_slow(tmp_path, beside,
                                                                                         monkeypatch):
@@ -149,26 +160,7 @@ def test_cpu_spent_beside_the_unseen_requests_is_a_compile_even_when_no_request_
     server's own thread spins in each request, so their cores are the only ones beyond serving (torch's threads
     get a core each on a CPU: one here)."""
     monkeypatch.setattr(ex05, "BESIDE_SLACK_S", 0.05)
-    override = tmp_path / "beside.py"
-    override.write_text(f"""import os, signal, time
-def _spin(seconds):
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        pass
-def make_server(model, traffic):{BESIDE[beside]}
-    def handle(x):
-        _spin(0.1)
-        return model(x)
-    return handle
-""")
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # the worker computes with the judge's threads: one core allowed through each request
-    try:
-        report = grade_file(EXERCISES["05_dynamic_shapes"], solution("05_dynamic_shapes"), overrides=[override],
-                            only=["few_graphs"], device="cpu")
-    finally:
-        torch.set_num_threads(threads)
-    result = report.result("few_graphs")
+    result = _beside_server(tmp_path, BESIDE[beside], threads=1)
     if BESIDE[beside]:
         assert result.status == "failed", result.line()
         assert "unseen requests" in result.message and "beside the requests" in result.message, result.message
@@ -184,21 +176,7 @@ def test_without_a_control_group_a_process_that_ignores_sigchld_makes_the_cpu_co
     from autograder.core import cgroups
 
     monkeypatch.setattr(cgroups.CpuGroup, "make", classmethod(lambda cls: None))
-    override = tmp_path / "reaped.py"
-    override.write_text(f"""import os, signal, time
-def _spin(seconds):
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        pass
-def make_server(model, traffic):{BESIDE["children the kernel reaps compute beside"]}
-    def handle(x):
-        _spin(0.1)
-        return model(x)
-    return handle
-""")
-    report = grade_file(EXERCISES["05_dynamic_shapes"], solution("05_dynamic_shapes"), overrides=[override],
-                        only=["few_graphs"], device="cpu")
-    result = report.result("few_graphs")
+    result = _beside_server(tmp_path, BESIDE["children the kernel reaps compute beside"])
     assert result.status == "inconclusive" and "ignores SIGCHLD" in result.message, result.line()
 
 

@@ -355,7 +355,6 @@ class Session:
         self._private = None  # on a GPU: the memory pool of everything shared with this worker (wire.private_pool)
         self._server: tuple[int, int | None] | None = None  # (worker pid, its serving Python's pid): _serving_thread_s
         self.cpu_group: cgroups.CpuGroup | None = None  # the kernel's count of the worker's CPU (cpu_seconds)
-        self.cpu_group_checked = False
         self.stop_between = False  # stopped_between_requests
         self.request_started = time.monotonic()
         self.compiled_past: float | None = None  # when this request's compile first ran past its limit
@@ -383,14 +382,17 @@ class Session:
         group = cgroups.CpuGroup.make()
         with open(log, "wb") as out:
             process = template.fork(theirs.fileno(), out.fileno(), str(scratch)) if template else None
-            if process is not None and group is not None and not group.add(process.pid):  # before it runs any
-                group.close()  # submission code (that waits for "hello"); where it cannot join, /proc counts
-                group = None
+            forked = process is not None
             if process is None:  # a worker started from nothing (in the group from its first instruction)
                 with group.joining() if group else nullcontext() as join:
                     process = subprocess.Popen(argv, pass_fds=[theirs.fileno()], env=env, cwd=scratch,
                                                start_new_session=True, stdin=subprocess.DEVNULL, stdout=out,
                                                stderr=subprocess.STDOUT, preexec_fn=join)
+        # A forked worker joins now, before it runs any submission code (that waits for "hello"); a started one
+        # joined before exec, if the kernel let it. Where it is not in the group, /proc counts.
+        if group is not None and not (group.add(process.pid) if forked else group.holds(process.pid)):
+            group.close()
+            group = None
         theirs.close()
         from multiprocessing.connection import Connection
 
@@ -626,12 +628,7 @@ class Session:
         the worker's control group where the judge could make one (``cgroups.CpuGroup``: every process that was
         ever in it, those the kernel reaped itself included), else each process's own threads and the children it
         has reaped (a child reaped by the kernel, its parent ignoring SIGCHLD, takes its time with it)."""
-        group = self.cpu_group
-        if group is not None and not self.cpu_group_checked and self.process is not None:
-            self.cpu_group_checked = True  # the worker joins it as it starts, if the kernel let it
-            if not group.holds(self.process.pid):
-                self.cpu_group = group = None
-        seconds = group.seconds() if group is not None else None
+        seconds = self.cpu_group.seconds() if self.cpu_group is not None else None
         if seconds is not None:
             return seconds
         return _cpu_ticks(self.processes(), reaped=True) / os.sysconf("SC_CLK_TCK")
