@@ -1,5 +1,6 @@
 """Lesson 5's demos and exercise 05's stream: what they claim, checked on the CPU."""
 
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -116,6 +117,26 @@ def make_server(model, traffic):
     if status == "failed":
         assert "unseen request 3" in result.message and "something compiled" in result.message
 
+
+
+def test_a_slow_warm_up_stream_is_stopped_at_the_compile_budget(tmp_path, monkeypatch):
+    """constant_latency's 6 s requests took a GPU grading past its 150 s limit inside the warm-up stream, before
+    the budget was read (a timeout, not the verdict): each warm-up request is limited to the budget's rest, so the
+    stream stops at the budget, with the budget's message. Here a 4 s budget and 1 s requests."""
+    monkeypatch.setattr(ex05, "COMPILE_BUDGET_S", 4.0)
+    override = tmp_path / "slow.py"
+    override.write_text("""import time
+def make_server(model, traffic):
+    def handle(x):
+        time.sleep(1.0)
+        return model(x)
+    return handle
+""")
+    start = time.perf_counter()
+    result = grade_with_override("05_dynamic_shapes", override, ["few_graphs"]).result("few_graphs")
+    assert result.status == "failed", result.line()
+    assert "over the compile budget of 4 s" in result.message and "warm-up request" in result.message, result.message
+    assert time.perf_counter() - start < 60, "the stream went on past the budget"
 
 BESIDE = {
     "nothing beside": "",

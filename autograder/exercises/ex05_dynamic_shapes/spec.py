@@ -26,7 +26,7 @@ import statistics
 import torch
 
 from autograder.core.correctness import check_outputs
-from autograder.core.grading import GradeContext, RemoteError
+from autograder.core.grading import GradeContext, RemoteError, WorkerGone
 from autograder.core.protocol import Check, CheckFailed, Exercise, Inconclusive, NeedsGPU, Tolerance
 from autograder.core.speed import (
     BESIDE_SLACK_S,
@@ -161,14 +161,16 @@ def _server(ctx: GradeContext, stance: str | None = None):
     return model, ctx.callable_result(handle, "make_server(model, traffic)")
 
 
-def _serve(ctx: GradeContext, handle, x: torch.Tensor, what: str, stance: str | None = None) -> tuple:
+def _serve(ctx: GradeContext, handle, x: torch.Tensor, what: str, stance: str | None = None,
+           timeout: float | None = None) -> tuple:
     """One request on the judge's clock, from sharing its input and output (whose sizes tell the length) to the
-    reply: (seconds, output read from the judge's memory)."""
+    reply: (seconds, output read from the judge's memory); ``timeout``: the request's own limit (a budget's rest)."""
     start = _perf_counter()
     slot, = ctx.put([x])
     out, = ctx.out_slots([x.shape])
     try:
-        ctx.session.invoke(handle.ref, slot, into=out, keep=False, no_grad=True, stance=stance, device=ctx.device)
+        ctx.session.invoke(handle.ref, slot, into=out, keep=False, no_grad=True, stance=stance, device=ctx.device,
+                           timeout=timeout)
     except RemoteError as err:
         raise _failure(err, what) from None
     return _perf_counter() - start, ctx.view(out).clone()
@@ -207,14 +209,23 @@ def check_few_graphs(ctx: GradeContext):
     with ctx.session.stopped_between_requests():
         start = _perf_counter()
         model, handle = _server(ctx)
-        warm_s = [_serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})")[0]
-                  for i, t in enumerate(warm)]
         # loading the submission counts too: a compile (or a cache warmed) at import is still a compile
-        seconds = _perf_counter() - start + ctx.notes.get("load_s", 0.0)
+        spent = lambda: _perf_counter() - start + ctx.notes.get("load_s", 0.0)  # noqa: E731
+        warm_s = []
+        for i, t in enumerate(warm):  # each request limited to the budget's rest: a slow stream stops at the budget
+            try:
+                warm_s.append(_serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})",
+                                     timeout=max(COMPILE_BUDGET_S - spent(), 1.0))[0])
+            except WorkerGone as err:
+                if spent() < COMPILE_BUDGET_S:
+                    raise
+                raise _over_budget(f"{spent():.0f} s when warm-up request {i + 1} of {len(warm)} was stopped "
+                                   f"({err})") from None
+            if spent() > COMPILE_BUDGET_S and i + 1 < len(warm):
+                raise _over_budget(f"{spent():.0f} s after warm-up request {i + 1} of {len(warm)}")
+        seconds = spent()
         if seconds > COMPILE_BUDGET_S:
-            raise CheckFailed(f"loading your code, make_server and the warm-up stream took {seconds:.0f} s, over the "
-                              f"compile budget of {COMPILE_BUDGET_S:g} s",
-                              "a few buckets compile in seconds; every length does not")
+            raise _over_budget(f"{seconds:.0f} s")
         steady = statistics.median(warm_s[len(warm_s) // 2:])
         # The limit grows with the server's steady latency only up to the judge's own eager one (times
         # HONEST_FACTOR): a server that makes every request slow (a constant latency a compile can hide in) does
@@ -255,6 +266,11 @@ def check_few_graphs(ctx: GradeContext):
             f"{max(warm_s[len(warm_s) // 2:] + [steady]) * 1e3:.1f} ms warm) and right, {served} requests in all; "
             f"loading, make_server and warm-up {seconds:.1f} s (budget {COMPILE_BUDGET_S:g} s)",
             {"first_call_s": seconds})
+
+
+def _over_budget(took: str) -> CheckFailed:
+    return CheckFailed(f"loading your code, make_server and the warm-up stream took {took}, over the compile budget "
+                       f"of {COMPILE_BUDGET_S:g} s", "a few buckets compile in seconds; every length does not")
 
 
 def few_graphs_diagnosis(ctx: GradeContext) -> list[str]:
