@@ -872,3 +872,36 @@ def test_on_a_gpu_the_timed_rounds_run_the_judge_and_the_serving_thread_on_one_c
     finally:
         server.kill()
         server.wait()
+
+
+THREADS = {  # a thread of the submission's, started at load and left running through the checks
+    "idle": "def side():\n    while True:\n        time.sleep(0.5)\n        log.append(len(log))\n",
+    "busy": "def side():\n    while True:\n        sum(i * i for i in range(20_000))\n        time.sleep(0.001)\n",
+}
+
+
+@pytest.mark.parametrize("kind", list(THREADS))
+def test_a_thread_left_running_fails_a_check_only_if_it_works_beside_it(kind):
+    """A red team's honest server with an idle metrics thread lost its checks: the worker's report of a thread left
+    running failed every check it was seen in. Now the operating system's count of that thread's CPU over the
+    check decides: an idle thread is noted, a busy one fails the check, in every check (the reports used to stop
+    counting after 50: a second check of 60 calls went unseen)."""
+    def calls(ctx):
+        for _ in range(60):
+            ctx.call(Entry("f"), what="f()")
+            time.sleep(0.005)
+        return "called"
+
+    exercise = Exercise("99_fake", "fake", ("f",), tuple(fake_check(name, name, 1, calls, ("f",))
+                                                         for name in ("first", "second")), "nothing")
+    source = f"import threading, time\nlog = []\n{THREADS[kind]}threading.Thread(target=side, daemon=True).start()\n" \
+             "def f():\n    return 1\n"
+    report = grade_source(source, exercise)
+    for name in ("first", "second"):
+        result = report.result(name)
+        if kind == "idle":
+            assert result.status == PASSED, result.line()
+            assert any("idle through this check" in note for note in result.notes), result.notes
+        else:
+            assert result.status == "failed" and "worked beside" in result.message, result.line()
+            assert re.search(r"\(side\): \d+\.\d\d s of CPU", result.message), result.message

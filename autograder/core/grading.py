@@ -281,6 +281,19 @@ def _tasks_stat(pid: int) -> list[list[str]]:
     return rows
 
 
+def _own_tid(pid: int, tid: str) -> int | None:
+    """A thread's id as its own process sees it (the last NSpid entry of its status: the innermost PID namespace;
+    the id itself without namespaces); None if unreadable."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/status") as f:
+            for line in f:
+                if line.startswith("NSpid:"):
+                    return int(line.split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return int(tid)  # a kernel without NSpid (before 4.1) has no PID namespaces to map
+
+
 def judge_scheduling() -> tuple:
     """This process's (the judge's) scheduling: policy, nice value, allowed CPUs. A process of the same user can
     change all three from outside (a red team's worker set its judge to SCHED_IDLE on one CPU, which slows the
@@ -338,7 +351,8 @@ class Session:
         self.dead: str = ""
         self.shared: dict[int, Pool] = {}
         self.changes: list[str] = []  # settings the worker said the submission changed
-        self.threads: list[str] = []
+        # threads of the submission's the worker reported since the check began, as (name, its thread id)
+        self.threads: dict[tuple[str, int | None], None] = {}
         self.on_event = None  # answers the worker's questions during a request
         self.paused = False
         self.stopped: set[int] = set()  # the worker's processes a pause stopped
@@ -474,11 +488,14 @@ class Session:
         except (WorkerGone, BrokenPipeError, ConnectionError, OSError) as err:
             self.kill(self._death(err))
             raise WorkerGone(self.dead) from None
-        for name in ("changed", "threads"):
-            items = reply.get(name)
-            kept = self.changes if name == "changed" else self.threads
-            if isinstance(items, list) and len(kept) < MAX_REPORTED:  # a few name the problem; millions are a flood
-                kept.extend(_texts(items, 300, MAX_REPORTED - len(kept)))
+        changed = reply.get("changed")
+        if isinstance(changed, list) and len(self.changes) < MAX_REPORTED:  # a few name it; millions are a flood
+            self.changes.extend(_texts(changed, 300, MAX_REPORTED - len(self.changes)))
+        names, ids = _texts(reply.get("threads"), 300), reply.get("thread_ids")
+        ids = ids[:len(names)] if isinstance(ids, list) and len(ids) >= len(names) else [None] * len(names)
+        for name, tid in zip(names, ids, strict=True):
+            if len(self.threads) < MAX_REPORTED:
+                self.threads.setdefault((name, tid if type(tid) is int else None))
         return reply
 
     def _time_spent(self) -> str:
@@ -650,6 +667,23 @@ class Session:
                     continue
             self._server = (self.process.pid, min(found)[1] if found else None)
         return self._server[1]
+
+    def thread_cpu_s(self) -> dict[int, float]:
+        """CPU seconds of each thread of the worker's Python (``serving_pid``), by the operating system's count,
+        keyed by the thread's id in the worker's own PID namespace (what the worker reports as its native id)."""
+        server, found = self.serving_pid(), {}
+        try:
+            tids = os.listdir(f"/proc/{server}/task") if server is not None else []
+        except OSError:
+            tids = []
+        for tid in tids:
+            fields, inner = sandbox.proc_stat(f"{server}/task/{tid}"), _own_tid(server, tid)
+            try:
+                found[inner] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            except (TypeError, IndexError, ValueError):
+                continue
+        found.pop(None, None)
+        return found
 
     def _serving_thread_s(self) -> float | None:
         """CPU seconds of the thread that serves the grader's requests (``serving_pid``); None where unreadable."""
@@ -1030,6 +1064,26 @@ def _texts(items, limit: int, count: int = MAX_REPORTED) -> list[str]:
     return [visible(str(item)[:limit]) for item in items[:count]]
 
 
+# CPU a thread of the submission's left running may use over one check and still count as idle (a metrics thread
+# that sleeps and logs: a few milliseconds; /proc counts in clock ticks of 10 ms)
+IDLE_THREAD_CPU_S = 0.05
+
+
+def _threads_left(session, before: dict[int, float]) -> tuple[list[str], list[str]]:
+    """The threads the worker reported during a check, split by the operating system's count of their CPU since it
+    began (``before``: Session.thread_cpu_s then): (busy, idle), as text. A thread whose CPU the judge cannot read
+    (it ended, or its id is not one of the worker's threads) counts as busy: the rule as it was."""
+    now = session.thread_cpu_s() if session.threads else {}
+    busy, idle = [], []
+    for name, tid in session.threads:
+        if tid not in now:
+            busy.append(f"{name}: its CPU unreadable (it ended before the check did?)")
+            continue
+        used = now[tid] - before.get(tid, 0.0)
+        (busy if used > IDLE_THREAD_CPU_S else idle).append(f"{name}: {used:.2f} s of CPU")
+    return busy, idle
+
+
 def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
     """The check's verdict (``check.run``: only facts the judge establishes decide it, audited against the requests
     it sent), then its diagnosis (``check.diagnose``: what the worker says about itself, shown as notes). Never
@@ -1065,21 +1119,29 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
                       _SETTINGS_HINT)
     if session.dead:
         return result(FAILED, session.dead)
-    changes_before, threads_before, ledger_before = len(session.changes), len(session.threads), len(session.ledger)
+    changes_before, ledger_before = len(session.changes), len(session.ledger)
+    session.threads.clear()
+    threads_cpu = session.thread_cpu_s()
     start = _perf_counter()
     try:
         outcome = check.run(ctx)
         message, details = outcome if isinstance(outcome, tuple) else (outcome, {})
         details["check_s"] = _perf_counter() - start
-        changes, threads = session.changes[changes_before:], session.threads[threads_before:]
+        changes = session.changes[changes_before:]
         if changes:
             raise CheckFailed("your code changed global torch settings while it ran, which changes the precision "
                               "or speed of what is compared: " + "; ".join(dict.fromkeys(changes)), _SETTINGS_HINT)
-        if threads:
-            raise CheckFailed(f"your code left background threads running ({', '.join(dict.fromkeys(threads))}): a "
-                              "check is graded only with none of your threads left running, even an idle one (the "
-                              "grader cannot vouch for what they do)", "stop and join your threads before your "
-                              "function returns, and compute each result inside the call that returns it")
+        busy, idle = _threads_left(session, threads_cpu)
+        if busy:
+            raise CheckFailed(f"your code left background threads running that worked beside the grader's requests "
+                              f"({'; '.join(busy)}, by the operating system's count of their CPU over this check): a "
+                              "check is graded only with none of your threads working beside it (the grader cannot "
+                              "vouch for what they do)", "stop and join your threads before your function returns, "
+                              "and compute each result inside the call that returns it (a thread that only sleeps "
+                              "and logs may stay)")
+        if idle:
+            notes.append(f"your code left threads running ({'; '.join(idle)}): idle through this check by the "
+                         "operating system's count, so not held against it")
         verdict = result(PASSED, message, details=details, points=float(check.points))
     except CheckFailed as err:
         verdict = result(FAILED, err.reason, err.hint, err.details)

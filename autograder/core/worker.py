@@ -69,10 +69,11 @@ def _code_of(target):
     return None
 
 
-def submission_threads() -> list[str]:
+def submission_threads() -> dict:
     """Live threads that run, or were made to run, code the submission defined (work or GPU load on the side):
     a frame of the submission's on the thread's stack (a sleeping loop included), a target or Timer function of
-    the submission's, or a Thread subclass whose run() the submission wrote (it has no target to see)."""
+    the submission's, or a Thread subclass whose run() the submission wrote (it has no target to see). As a
+    reply's fields: their names, and their thread ids in this process's PID namespace (the judge reads their CPU)."""
     frames = sys._current_frames()
     found = []
     for thread in threading.enumerate():
@@ -85,8 +86,8 @@ def submission_threads() -> list[str]:
             stack.append(frame.f_code)
             frame = frame.f_back
         if any(_is_submission_code(code) for code in made + stack):
-            found.append(thread.name)
-    return found
+            found.append(thread)
+    return {"threads": [t.name for t in found], "thread_ids": [t.native_id for t in found]}
 
 
 class Worker:
@@ -141,7 +142,7 @@ class Worker:
         changes = settings.changed(self.settings0, now)
         if changes:
             settings.restore_fingerprint(self.settings0)  # reported once, then put back
-        return {"changed": changes, "threads": [] if self.live else submission_threads()}
+        return {"changed": changes, **({} if self.live else submission_threads())}
 
     # ---- requests ----
     def handle(self, msg: dict) -> dict:
@@ -174,7 +175,7 @@ class Worker:
         self.capture = capture_compile_events()
         self.events = self.capture.__enter__()
         return {"entry_points": entry, "load_errors": errors, "changed": changes, "config_changed": config,
-                "threads": [] if self.live else submission_threads()}
+                **({} if self.live else submission_threads())}
 
     def op_pool(self, msg):
         shared = msg["tensor"]
