@@ -353,6 +353,7 @@ class Session:
         self.changes: list[str] = []  # settings the worker said the submission changed
         # threads of the submission's the worker reported since the check began, as (name, its thread id)
         self.threads: dict[tuple[str, int | None], None] = {}
+        self.threads_mark: tuple | None = None  # (the serving pid, its threads' CPU) where the last check ended
         self.on_event = None  # answers the worker's questions during a request
         self.paused = False
         self.stopped: set[int] = set()  # the worker's processes a pause stopped
@@ -1069,11 +1070,22 @@ def _texts(items, limit: int, count: int = MAX_REPORTED) -> list[str]:
 IDLE_THREAD_CPU_S = 0.05
 
 
-def _threads_left(session, before: dict[int, float]) -> tuple[list[str], list[str]]:
-    """The threads the worker reported during a check, split by the operating system's count of their CPU since it
-    began (``before``: Session.thread_cpu_s then): (busy, idle), as text. A thread whose CPU the judge cannot read
-    (it ended, or its id is not one of the worker's threads) counts as busy: the rule as it was."""
-    now = session.thread_cpu_s() if session.threads else {}
+def _threads_mark(session) -> tuple:
+    """Where a check's count of its threads' CPU starts: where the last check's ended (its diagnosis, between the
+    two, is then counted too), unless the worker was replaced since; else now."""
+    server = session.serving_pid()
+    mark = session.threads_mark
+    return mark if mark is not None and mark[0] == server else (server, session.thread_cpu_s())
+
+
+def _threads_left(session, mark: tuple) -> tuple[list[str], list[str]]:
+    """The threads the worker reported during a check, split by the operating system's count of their CPU since
+    ``mark`` (_threads_mark): (busy, idle), as text. A thread whose CPU the judge cannot read (it ended, or its id
+    is not one of the worker's threads) counts as busy: the rule as it was."""
+    server, before = mark
+    now = session.thread_cpu_s()
+    if session.serving_pid() != server:  # the worker was replaced during the check: its threads start afresh
+        before = {}
     busy, idle = [], []
     for name, tid in session.threads:
         if tid not in now:
@@ -1121,7 +1133,7 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
         return result(FAILED, session.dead)
     changes_before, ledger_before = len(session.changes), len(session.ledger)
     session.threads.clear()
-    threads_cpu = session.thread_cpu_s()
+    threads_cpu = _threads_mark(session)
     start = _perf_counter()
     try:
         outcome = check.run(ctx)
@@ -1164,6 +1176,7 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
                          "if your code does not change the grader's functions, report this as a grader bug")
     finally:
         settle()
+        session.threads_mark = (session.serving_pid(), session.thread_cpu_s())  # where the next check counts from
     try:
         audit(check, [name for name, _ in session.ledger[ledger_before:]])
     except GraderError as err:  # a verdict that used an observation or an undeclared request
