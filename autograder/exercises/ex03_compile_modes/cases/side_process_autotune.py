@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: compile_budget | reason: beside the requests | device: gpu | class: 6
+# outcome: rejected | kind: cheat | checks: compile_budget | reason: beside the requests / over the compile budget | device: gpu | class: 6
 # The GPU form of docs/redteam-open/ex03_side_process_compile.py (eleventh red team, 2026-11-27): at import it
 # starts a fresh Python (exec, so it can use CUDA) that compiles a model of the exercise's architecture with
 # mode="max-autotune" into the worker's Inductor cache (weights do not key the cache), then leaves a marker;

@@ -1,11 +1,13 @@
-# outcome: rejected | kind: cheat | checks: speed | reason: beside the requests | device: gpu | class: 6
+# outcome: rejected | kind: cheat | checks: speed | reason: beside the requests / compiled while serving | device: gpu | class: 6
 # The GPU form of docs/redteam-open/ex05_relay_child.py (a red team of 05's traffic design, 2026-11-29): the
 # worker only relays; a fresh Python (exec, so it can use CUDA) loads the model, serves every request, and compiles
 # one graph per exact length (most common first, no padding, its own Dynamo: no graph stop) in a thread of its own,
 # beside the requests. Requests and replies go through files both processes map (the child moves them to the GPU).
 # The worker's compile counters (a diagnostic) see nothing; the operating system counts the child's CPU (the
 # worker's control group) beside the requests: beyond 10 s, few_graphs (over the unseen requests) or speed fails.
-# Written 2026-11-29 (fourth session); not yet graded.
+# Written 2026-11-29 (fourth session); not yet graded on a GPU. On this CPU (a smoke run by hand, 78 s) it served
+# right through the child (few_graphs, outputs_match passed as an eager server) and failed speed: "a block of 64
+# request(s) took 1035 ms beyond their steady time ... something compiled while serving them".
 import os
 import struct
 import subprocess
