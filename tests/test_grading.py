@@ -874,9 +874,16 @@ def test_on_a_gpu_the_timed_rounds_run_the_judge_and_the_serving_thread_on_one_c
         server.wait()
 
 
-THREADS = {  # a thread of the submission's, started at load and left running through the checks
-    "idle": "def side():\n    while True:\n        time.sleep(0.5)\n        log.append(len(log))\n",
-    "busy": "def side():\n    while True:\n        sum(i * i for i in range(20_000))\n        time.sleep(0.001)\n",
+THREADS = {  # a thread of the submission's: its loop, and whether it starts at load (left running) or in a check
+    "idle": ("while True:\n        time.sleep(0.5)\n        log.append(len(log))", "load"),
+    "busy": ("while True:\n        sum(i * i for i in range(20_000))\n        time.sleep(0.001)", "load"),
+    # a red team's thread renamed itself in every loop and was listed once per name, each with its whole CPU
+    "busy, renamed": ("while True:\n        threading.current_thread().name = f'side {len(log)}'\n"
+                      "        log.append(sum(i * i for i in range(20_000)))\n        time.sleep(0.001)", "load"),
+    # started by the first call of each check, ended before the check does: its CPU is the process's beyond its
+    # live threads'
+    "ended idle": ("time.sleep(0.05)\n    log.append(len(log))", "call"),
+    "ended busy": ("end = time.process_time() + 0.3\n    while time.process_time() < end:\n        pass", "call"),
 }
 
 
@@ -885,7 +892,8 @@ def test_a_thread_left_running_fails_a_check_only_if_it_works_beside_it(kind):
     """A red team's honest server with an idle metrics thread lost its checks: the worker's report of a thread left
     running failed every check it was seen in. Now the operating system's count of that thread's CPU over the
     check decides: an idle thread is noted, a busy one fails the check, in every check (the reports used to stop
-    counting after 50: a second check of 60 calls went unseen)."""
+    counting after 50: a second check of 60 calls went unseen), and one that ended during the check is judged
+    by the CPU of the threads that ended (a red team's one-shot notification thread failed as unreadable)."""
     def calls(ctx):
         for _ in range(60):
             ctx.call(Entry("f"), what="f()")
@@ -894,14 +902,21 @@ def test_a_thread_left_running_fails_a_check_only_if_it_works_beside_it(kind):
 
     exercise = Exercise("99_fake", "fake", ("f",), tuple(fake_check(name, name, 1, calls, ("f",))
                                                          for name in ("first", "second")), "nothing")
-    source = f"import threading, time\nlog = []\n{THREADS[kind]}threading.Thread(target=side, daemon=True).start()\n" \
-             "def f():\n    return 1\n"
+    loop, start = THREADS[kind]
+    launch = "threading.Thread(target=side, daemon=True).start()"
+    source = (f"import threading, time\nlog, count = [], [0]\ndef side():\n    {loop}\n"
+              + (f"{launch}\n" if start == "load" else "")
+              + "def f():\n    count[0] += 1\n"
+              + (f"    if count[0] % 60 == 1:\n        {launch}\n" if start == "call" else "")
+              + "    return 1\n")
     report = grade_source(source, exercise)
     for name in ("first", "second"):
         result = report.result(name)
-        if kind == "idle":
+        if kind.endswith("idle"):
             assert result.status == PASSED, result.line()
             assert any("idle through this check" in note for note in result.notes), result.notes
         else:
             assert result.status == "failed" and "worked beside" in result.message, result.line()
-            assert re.search(r"\(side\): \d+\.\d\d s of CPU", result.message), result.message
+            assert re.search(r"side[^:;]*(: |, ended during the check: )\d+\.\d\d s of CPU", result.message), \
+                result.message
+            assert result.message.count("s of CPU") == 1, result.message  # one thread, listed once

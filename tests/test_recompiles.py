@@ -138,6 +138,27 @@ def make_server(model, traffic):
     assert "over the compile budget of 4 s" in result.message and "warm-up request" in result.message, result.message
     assert time.perf_counter() - start < 60, "the stream went on past the budget"
 
+
+def test_every_checks_server_must_fit_the_compile_budget(tmp_path, monkeypatch):
+    """A red team's server was cheap in few_graphs, where the budget was read, and spent 125 s in make_server in the
+    later checks (a compile past the budget, for the speed check's points): every check's make_server is stopped
+    at the budget. Here a 4 s budget and an eager server whose make_server sleeps 6 s from its second call on."""
+    monkeypatch.setattr(ex05, "COMPILE_BUDGET_S", 4.0)
+    override = tmp_path / "later_heavy.py"
+    override.write_text("""import time
+_made = [0]
+def make_server(model, traffic):  # an eager server (nothing to compile), then a slow one
+    _made[0] += 1
+    if _made[0] > 1:
+        time.sleep(6.0)
+    return model
+""")
+    report = grade_with_override("05_dynamic_shapes", override, ["few_graphs", "outputs_match"])
+    assert report.result("few_graphs").status == "passed", report.result("few_graphs").line()
+    result = report.result("outputs_match")
+    assert result.status == "failed" and "over the compile budget of 4 s" in result.message, result.line()
+    assert "make_server was stopped there" in result.message, result.message
+
 BESIDE = {
     "nothing beside": "",
     "a child computes beside": """

@@ -281,6 +281,14 @@ def _tasks_stat(pid: int) -> list[list[str]]:
     return rows
 
 
+def _cpu_s(fields: list[str] | None) -> float | None:
+    """User and system seconds from a /proc stat line's fields (sandbox.proc_stat); None if unreadable."""
+    try:
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (TypeError, IndexError, ValueError):
+        return None
+
+
 def _own_tid(pid: int, tid: str) -> int | None:
     """A thread's id as its own process sees it (the last NSpid entry of its status: the innermost PID namespace;
     the id itself without namespaces); None if unreadable."""
@@ -351,9 +359,10 @@ class Session:
         self.dead: str = ""
         self.shared: dict[int, Pool] = {}
         self.changes: list[str] = []  # settings the worker said the submission changed
-        # threads of the submission's the worker reported since the check began, as (name, its thread id)
-        self.threads: dict[tuple[str, int | None], None] = {}
-        self.threads_mark: tuple | None = None  # (the serving pid, its threads' CPU) where the last check ended
+        # threads of the submission's the worker reported since the check began: (name, thread id) by thread id
+        # (by name where it sent none; a thread that renames itself is one thread)
+        self.threads: dict[object, tuple[str, int | None]] = {}
+        self.threads_mark: tuple | None = None  # where the last check's count ended (_threads_mark)
         self.on_event = None  # answers the worker's questions during a request
         self.paused = False
         self.stopped: set[int] = set()  # the worker's processes a pause stopped
@@ -495,8 +504,9 @@ class Session:
         names, ids = _texts(reply.get("threads"), 300), reply.get("thread_ids")
         ids = ids[:len(names)] if isinstance(ids, list) and len(ids) >= len(names) else [None] * len(names)
         for name, tid in zip(names, ids, strict=True):
+            tid = tid if type(tid) is int else None
             if len(self.threads) < MAX_REPORTED:
-                self.threads.setdefault((name, tid if type(tid) is int else None))
+                self.threads.setdefault(name if tid is None else tid, (name, tid))
         return reply
 
     def _time_spent(self) -> str:
@@ -669,31 +679,24 @@ class Session:
             self._server = (self.process.pid, min(found)[1] if found else None)
         return self._server[1]
 
-    def thread_cpu_s(self) -> dict[int, float]:
-        """CPU seconds of each thread of the worker's Python (``serving_pid``), by the operating system's count,
-        keyed by the thread's id in the worker's own PID namespace (what the worker reports as its native id)."""
+    def thread_cpu_s(self) -> tuple[dict[int, float], float | None]:
+        """CPU seconds of each live thread of the worker's Python (``serving_pid``), by the operating system's count,
+        keyed by the thread's id in the worker's own PID namespace (what the worker reports as its native id); and
+        the whole process's (its threads that ended included; None where unreadable)."""
         server, found = self.serving_pid(), {}
         try:
             tids = os.listdir(f"/proc/{server}/task") if server is not None else []
         except OSError:
             tids = []
         for tid in tids:
-            fields, inner = sandbox.proc_stat(f"{server}/task/{tid}"), _own_tid(server, tid)
-            try:
-                found[inner] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-            except (TypeError, IndexError, ValueError):
-                continue
-        found.pop(None, None)
-        return found
+            found[_own_tid(server, tid)] = _cpu_s(sandbox.proc_stat(f"{server}/task/{tid}"))
+        found = {tid: cpu for tid, cpu in found.items() if tid is not None and cpu is not None}
+        return found, _cpu_s(sandbox.proc_stat(server)) if server is not None else None
 
     def _serving_thread_s(self) -> float | None:
         """CPU seconds of the thread that serves the grader's requests (``serving_pid``); None where unreadable."""
         server = self.serving_pid()
-        fields = sandbox.proc_stat(f"{server}/task/{server}") if server is not None else None
-        try:
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (TypeError, IndexError, ValueError):
-            return None
+        return _cpu_s(sandbox.proc_stat(f"{server}/task/{server}")) if server is not None else None
 
     def beside_mark(self) -> tuple:
         """Where to count work beside the requests from (``beside_requests_s``): the worker, the CPU seconds of
@@ -1065,9 +1068,12 @@ def _texts(items, limit: int, count: int = MAX_REPORTED) -> list[str]:
     return [visible(str(item)[:limit]) for item in items[:count]]
 
 
-# CPU a thread of the submission's left running may use over one check and still count as idle (a metrics thread
-# that sleeps and logs: a few milliseconds; /proc counts in clock ticks of 10 ms)
+# CPU a thread of the submission's left running may use over one check and still count as idle: a share of one
+# core over the check's time, and at least a few clock ticks (/proc counts in ticks of 10 ms). A red team's honest
+# threads: a metrics thread sleeping 0.5 s, 0.00 s; an access log writing a line per request, 0.06 s over 05's
+# speed check on this CPU; a 200 Hz sampler, 0.08 s; a spinning side thread, a whole core.
 IDLE_THREAD_CPU_S = 0.05
+IDLE_THREAD_SHARE = 0.1
 
 
 def _threads_mark(session) -> tuple:
@@ -1075,25 +1081,35 @@ def _threads_mark(session) -> tuple:
     two, is then counted too), unless the worker was replaced since; else now."""
     server = session.serving_pid()
     mark = session.threads_mark
-    return mark if mark is not None and mark[0] == server else (server, session.thread_cpu_s())
+    return mark if mark is not None and mark[0] == server else (server, session.thread_cpu_s(), time.monotonic())
 
 
-def _threads_left(session, mark: tuple) -> tuple[list[str], list[str]]:
+def _threads_left(session, mark: tuple) -> tuple[list[str], list[str], float]:
     """The threads the worker reported during a check, split by the operating system's count of their CPU since
     ``mark`` (_threads_mark): (busy, idle), as text. A thread whose CPU the judge cannot read (it ended, or its id
     is not one of the worker's threads) counts as busy: the rule as it was."""
-    server, before = mark
-    now = session.thread_cpu_s()
+    server, (before, total_before), since = mark
+    now, total = session.thread_cpu_s()
     if session.serving_pid() != server:  # the worker was replaced during the check: its threads start afresh
-        before = {}
-    busy, idle = [], []
-    for name, tid in session.threads:
+        before, total_before = {}, 0.0
+    allowed = max(IDLE_THREAD_CPU_S, IDLE_THREAD_SHARE * (time.monotonic() - since))
+    busy, idle, ended = [], [], []
+    for name, tid in session.threads.values():
         if tid not in now:
-            busy.append(f"{name}: its CPU unreadable (it ended before the check did?)")
+            ended.append(name)
             continue
         used = now[tid] - before.get(tid, 0.0)
-        (busy if used > IDLE_THREAD_CPU_S else idle).append(f"{name}: {used:.2f} s of CPU")
-    return busy, idle
+        (busy if used > allowed else idle).append(f"{name}: {used:.2f} s of CPU")
+    if ended:
+        # the process's CPU beyond its live threads' is its ended threads': all of it in the window is laid on
+        # the reported threads that ended (with no count to read, they count as busy)
+        gone = (None if total is None or total_before is None else
+                total - total_before - sum(cpu - before.get(tid, 0.0) for tid, cpu in now.items()))
+        text = (f"{', '.join(ended)}, ended during the check: "
+                + ("its CPU unreadable" if gone is None else f"{max(gone, 0.0):.2f} s of CPU with every other "
+                   "thread that ended then"))
+        (busy if gone is None or gone > allowed else idle).append(text)
+    return busy, idle, allowed
 
 
 def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
@@ -1143,17 +1159,18 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
         if changes:
             raise CheckFailed("your code changed global torch settings while it ran, which changes the precision "
                               "or speed of what is compared: " + "; ".join(dict.fromkeys(changes)), _SETTINGS_HINT)
-        busy, idle = _threads_left(session, threads_cpu)
+        busy, idle, allowed = _threads_left(session, threads_cpu)
         if busy:
             raise CheckFailed(f"your code left background threads running that worked beside the grader's requests "
-                              f"({'; '.join(busy)}, by the operating system's count of their CPU over this check): a "
-                              "check is graded only with none of your threads working beside it (the grader cannot "
-                              "vouch for what they do)", "stop and join your threads before your function returns, "
-                              "and compute each result inside the call that returns it (a thread that only sleeps "
-                              "and logs may stay)")
+                              f"({'; '.join(busy)}, by the operating system's count over this check, where a thread "
+                              f"may use a tenth of a core: {allowed:.2f} s): a check is graded only with none of your "
+                              "threads working beside it (the grader cannot vouch for what they do)",
+                              "stop and join your threads before your function returns, and compute each result "
+                              "inside the call that returns it (a thread that only sleeps and logs may stay)")
         if idle:
             notes.append(f"your code left threads running ({'; '.join(idle)}): idle through this check by the "
-                         "operating system's count, so not held against it")
+                         f"operating system's count (up to {allowed:.2f} s, a tenth of a core), so not held against "
+                         "it")
         verdict = result(PASSED, message, details=details, points=float(check.points))
     except CheckFailed as err:
         verdict = result(FAILED, err.reason, err.hint, err.details)
@@ -1176,7 +1193,7 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
                          "if your code does not change the grader's functions, report this as a grader bug")
     finally:
         settle()
-        session.threads_mark = (session.serving_pid(), session.thread_cpu_s())  # where the next check counts from
+        session.threads_mark = (session.serving_pid(), session.thread_cpu_s(), time.monotonic())  # the next's start
     try:
         audit(check, [name for name, _ in session.ledger[ledger_before:]])
     except GraderError as err:  # a verdict that used an observation or an undeclared request

@@ -146,19 +146,57 @@ def _failure(err: RemoteError, what: str, who: str = "handle") -> CheckFailed:
     return CheckFailed(f"{who} raised {err.describe()}" + (f" at {what}" if who == "handle" else ""))
 
 
-def _server(ctx: GradeContext, stance: str | None = None):
+def _server(ctx: GradeContext, stance: str | None = None, budget_s: float | None = None,
+            what: str = "make_server"):
     """A fresh model and make_server(model, traffic) in the worker, with a stop after MAX_GRAPHS graphs (the same
-    in every check); ``stance``: a compiler stance for make_server's own run."""
+    in every check); ``stance``: a compiler stance for make_server's own run. Every check makes its own server, and
+    each make_server is stopped at ``budget_s`` (the compile budget, or what is left of it) on the judge's clock: a
+    red team's server was cheap in few_graphs, where the budget was read, and compiled for 125 s in later checks."""
+    budget_s = COMPILE_BUDGET_S if budget_s is None else budget_s
     ctx.session.reset()  # each check compiles on its own (and reset() clears an earlier budget)
     model = ctx.call(Fn(f"{WORKLOAD}:build_model"), _size(ctx), _seed(ctx), str(ctx.device), what="building the model")
     ctx.call(Fn(f"{WORKLOAD}:install_graph_budget"), MAX_GRAPHS, what="installing the graph budget")
+    start = _perf_counter()
     try:
-        handle = ctx.session.invoke(Entry("make_server"), model.ref, history(ctx), device=ctx.device, stance=stance)
+        handle = ctx.session.invoke(Entry("make_server"), model.ref, history(ctx), device=ctx.device, stance=stance,
+                                    timeout=max(round(budget_s, 1), 1.0))
     except RemoteError as err:
         if "GraphBudgetExceeded" in err.chain:
             raise _too_many_graphs("while make_server ran") from None
         raise _failure(err, "make_server(model, traffic)", who="make_server(model, traffic)") from None
+    except WorkerGone as err:
+        if _perf_counter() - start < budget_s:
+            raise
+        raise _over_budget(what, f"more than {budget_s:.0f} s: make_server was stopped there ({err})") from None
+    if _perf_counter() - start > budget_s:
+        raise _over_budget(what, f"more than {budget_s:.0f} s (make_server {_perf_counter() - start:.0f} s)")
     return model, ctx.callable_result(handle, "make_server(model, traffic)")
+
+
+def _warmed_server(ctx: GradeContext, warm: list[int], load_s: float = 0.0):
+    """make_server, then the warm-up stream, on the judge's clock within the compile budget (loading counted too
+    where ``load_s`` is given), each request limited to the budget's rest: a slow server stops at the budget.
+    Returns (model, handle, seconds per warm-up request, seconds in all)."""
+    what = ("loading your code, make_server and the warm-up stream" if load_s else
+            "this check's make_server and warm-up stream")
+    start = _perf_counter()
+    spent = lambda: _perf_counter() - start + load_s  # noqa: E731
+    model, handle = _server(ctx, budget_s=COMPILE_BUDGET_S - spent(), what=what)
+    warm_s = []
+    for i, t in enumerate(warm):
+        try:
+            warm_s.append(_serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})",
+                                 timeout=max(round(COMPILE_BUDGET_S - spent(), 1), 1.0))[0])
+        except WorkerGone as err:
+            if spent() < COMPILE_BUDGET_S:
+                raise
+            raise _over_budget(what, f"{spent():.0f} s when warm-up request {i + 1} of {len(warm)} was stopped "
+                                     f"({err})") from None
+        if spent() > COMPILE_BUDGET_S and i + 1 < len(warm):
+            raise _over_budget(what, f"{spent():.0f} s after warm-up request {i + 1} of {len(warm)}")
+    if spent() > COMPILE_BUDGET_S:
+        raise _over_budget(what, f"{spent():.0f} s")
+    return model, handle, warm_s, spent()
 
 
 def _serve(ctx: GradeContext, handle, x: torch.Tensor, what: str, stance: str | None = None,
@@ -207,25 +245,8 @@ def check_few_graphs(ctx: GradeContext):
     with paused(ctx.session):  # the yardstick on the judge's own, the submission stopped (it could load the CPU)
         honest = HONEST_FACTOR * _eager_request_s(ctx, reference, warm) + HONEST_FLOOR_S
     with ctx.session.stopped_between_requests():
-        start = _perf_counter()
-        model, handle = _server(ctx)
         # loading the submission counts too: a compile (or a cache warmed) at import is still a compile
-        spent = lambda: _perf_counter() - start + ctx.notes.get("load_s", 0.0)  # noqa: E731
-        warm_s = []
-        for i, t in enumerate(warm):  # each request limited to the budget's rest: a slow stream stops at the budget
-            try:
-                warm_s.append(_serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})",
-                                     timeout=max(COMPILE_BUDGET_S - spent(), 1.0))[0])
-            except WorkerGone as err:
-                if spent() < COMPILE_BUDGET_S:
-                    raise
-                raise _over_budget(f"{spent():.0f} s when warm-up request {i + 1} of {len(warm)} was stopped "
-                                   f"({err})") from None
-            if spent() > COMPILE_BUDGET_S and i + 1 < len(warm):
-                raise _over_budget(f"{spent():.0f} s after warm-up request {i + 1} of {len(warm)}")
-        seconds = spent()
-        if seconds > COMPILE_BUDGET_S:
-            raise _over_budget(f"{seconds:.0f} s")
+        model, handle, warm_s, seconds = _warmed_server(ctx, warm, load_s=ctx.notes.get("load_s", 0.0))
         steady = statistics.median(warm_s[len(warm_s) // 2:])
         # The limit grows with the server's steady latency only up to the judge's own eager one (times
         # HONEST_FACTOR): a server that makes every request slow (a constant latency a compile can hide in) does
@@ -246,7 +267,8 @@ def check_few_graphs(ctx: GradeContext):
                 slow = (f"; the server's steady latency, {steady * 1e3:.1f} ms, is itself over {HONEST_FACTOR:g}x the "
                         f"eager model's request ({honest * 1e3:.1f} ms with its margin)" if steady > honest else "")
                 raise CheckFailed(f"{over} (the server's steady {steady * 1e3:.1f} ms){slow}, and your processes spent "
-                                  f"{cpu * 1e3:.0f} ms of CPU in it: something compiled while serving it",
+                                  f"{cpu * 1e3:.0f} ms of CPU in it: something compiled while serving it (or other work of "
+                                  "your processes ran beside it)",
                                   _RECOMPILE_HINT)
             if took > spike and waited is None:
                 waited = (f"{over}, but your processes used only {cpu * 1e3:.0f} ms of CPU in it: not a compile, "
@@ -268,9 +290,10 @@ def check_few_graphs(ctx: GradeContext):
             {"first_call_s": seconds})
 
 
-def _over_budget(took: str) -> CheckFailed:
-    return CheckFailed(f"loading your code, make_server and the warm-up stream took {took}, over the compile budget "
-                       f"of {COMPILE_BUDGET_S:g} s", "a few buckets compile in seconds; every length does not")
+def _over_budget(what: str, took: str) -> CheckFailed:
+    return CheckFailed(f"{what} took {took}, over the compile budget of {COMPILE_BUDGET_S:g} s (each check makes "
+                       "its own server, and each must fit it)", "a few buckets compile in seconds; every length does "
+                       "not")
 
 
 def few_graphs_diagnosis(ctx: GradeContext) -> list[str]:
@@ -338,9 +361,7 @@ def check_speed(ctx: GradeContext):
     except NeedsGPU:  # not graded here; an unwritten or crashing make_server still fails, and nothing compiles
         _server(ctx, stance="force_eager")
         raise
-    _, handle = _server(ctx)
-    for i, t in enumerate(warm):
-        _serve(ctx, handle, _x(ctx, "warm-up", i, t), f"warm-up request {i + 1} (length {t})")
+    _, handle, _, _ = _warmed_server(ctx, warm)
     baseline, reference = (build_model(_size(ctx), _seed(ctx), ctx.device) for _ in range(2))
     timed = Timed(args=lambda gen, i: (torch.randn(1, cycle[i % CYCLE], d, generator=gen, device=ctx.device),),
                   tol=TOL, chain=f"{WORKLOAD}:overlap_chain", stance="fail_on_recompile", calls_multiple=CYCLE)
@@ -376,7 +397,7 @@ def _no_compile_while_serving(ctx: GradeContext) -> None:
     if worst > SPIKE_S:
         raise CheckFailed(f"during the speed check a block of {calls} request(s) took "
                           f"{worst * 1e3:.0f} ms beyond their steady time on the grader's clock: something compiled "
-                          "while serving them", _RECOMPILE_HINT)
+                          "while serving them (or other work of your processes ran beside them)", _RECOMPILE_HINT)
 
 
 EXERCISE = Exercise(
@@ -409,9 +430,11 @@ EXERCISE = Exercise(
         Check("outputs_match", "matches the eager model for every length", 3, check_outputs_match,
               ("make_server",), hidden=True, decided_by=(
                   answer("the outputs for the shortest, the longest and lengths drawn from the secret, against the "
-                         "grader's own eager model", "ref"),)),
+                         "grader's own eager model", "ref"),
+                  clock("this check's make_server within the compile budget", "entry"),)),
         Check("speed", "at least 1.5x faster than eager on the traffic", 4, check_speed,
               ("make_server",), kind="speed", decided_by=SPEED_FACTS + (
+                  clock("this check's make_server and warm-up stream within the compile budget", "entry", "ref"),
                   clock("no block of the timed traffic over its requests' steady time by a compile's", "block"),
                   judge("the CPU your processes used beside the requests from the speed check's fourth request "
                         "on, beyond one core busy through each, as the operating system counts it: over "
