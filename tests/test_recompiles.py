@@ -139,6 +139,29 @@ def make_server(model, traffic):
     assert time.perf_counter() - start < 60, "the stream went on past the budget"
 
 
+def test_a_paced_unseen_request_is_stopped_with_a_verdict(tmp_path, monkeypatch):
+    """constant_latency paced every request to 6 s: its warm-up stream fit the budget on an H200, then its 16 unseen
+    requests ran the grading past its time limit before any verdict. An unseen request is stopped at its limit
+    and the check fails saying so. Here a limit 1 s past the spike and unseen requests that sleep 3 s."""
+    monkeypatch.setattr(ex05, "UNSEEN_LIMIT_S", 1.0)
+    override = tmp_path / "paced.py"
+    override.write_text("""import time
+_calls = [0]
+def make_server(model, traffic):
+    def handle(x):
+        _calls[0] += 1
+        if _calls[0] > 12:  # smoke size: 12 warm-up requests, then the unseen ones
+            time.sleep(3.0)
+        return model(x)
+    return handle
+""")
+    start = time.perf_counter()
+    result = grade_with_override("05_dynamic_shapes", override, ["few_graphs"]).result("few_graphs")
+    assert result.status == "failed", result.line()
+    assert "unseen request 1" in result.message and "was stopped after 1." in result.message, result.message
+    assert time.perf_counter() - start < 60, "the unseen requests went on past their limit"
+
+
 def test_every_checks_server_must_fit_the_compile_budget(tmp_path, monkeypatch):
     """A red team's server was cheap in few_graphs, where the budget was read, and spent 125 s in make_server in the
     later checks (a compile past the budget, for the speed check's points): every check's make_server is stopped

@@ -77,6 +77,11 @@ HONEST_FACTOR, HONEST_FLOOR_S = 2.0, 0.005
 # request and was failed as "something compiled"; eager requests there used up to 130 ms of CPU, torch's threads
 # spinning). A slow request without it makes the check inconclusive, with no points, unless a later one compiled.
 COMPILE_CPU_S = 0.3
+# An unseen request is stopped this long past the most it may take without a compile: no honest server comes
+# near (an honest server's slowest warm request on an H200: 71 ms; an eager one's on a loaded 2-core CPU: 348 ms).
+# A server that paced every request to 6 s walked its 16 unseen requests past a GPU grading's time limit before
+# the verdict (constant_latency).
+UNSEEN_LIMIT_S = 5.0
 CYCLE = 64  # timed requests per cycle of traffic (a timed block holds whole cycles)
 _RECOMPILE_HINT = ("every length a request can have must be ready before the stream starts: warm up each "
                    "bucket inside make_server (under torch.no_grad(), as the stream runs), or use one dynamic "
@@ -259,7 +264,16 @@ def check_few_graphs(ctx: GradeContext):
             x = _x(ctx, "unseen", i, t)
             what = f"unseen request {i + 1} (length {t}, never sent before)"
             cpu = ctx.session.cpu_seconds()  # the operating system's count: stopped between requests, the
-            took, out = _serve(ctx, handle, x, what, stance="fail_on_recompile")  # submission ran for this one only
+            limit = spike + UNSEEN_LIMIT_S  # submission ran for this one only
+            start = _perf_counter()
+            try:
+                took, out = _serve(ctx, handle, x, what, stance="fail_on_recompile", timeout=limit)
+            except WorkerGone:
+                if _perf_counter() - start < limit:
+                    raise
+                raise CheckFailed(f"{what} was stopped after {limit:.1f} s on the grader's clock, where a request may "
+                                  f"take {spike * 1e3:.0f} ms without a compile: it compiled, or it waited (a sleep, "
+                                  "a lock; or a machine too busy to grade on)", _RECOMPILE_HINT) from None
             cpu = ctx.session.cpu_seconds() - cpu
             over = (f"{what} took {took * 1e3:.0f} ms on the grader's clock, over the {spike * 1e3:.0f} ms a request "
                     f"may take without a compile")

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: few_graphs | reason: compiled while serving / over the compile budget | device: any | class: 7
+# outcome: rejected | kind: cheat | checks: few_graphs | reason: compiled while serving / over the compile budget / was stopped after | device: any | class: 7
 # A red team (2026-11-27): compiles each bucket the first time a request needs it, and from the 7th request on pads
 # every request to T seconds from its start, so a compile shorter than T hides inside a constant latency (the
 # median of the warm-up stream's second half, which few_graphs' limit once grew with). The limit now grows with
@@ -6,7 +6,9 @@
 # Its buckets follow the model's max_len (they were the smoke size's, 9..32, and its first GPU grading, at full
 # size, 2026-11-27, stopped at a length of 100 with StopIteration instead of reaching few_graphs' question). On an
 # H200 at max_len 8192 (2026-11-29) its 6 s requests ran the grading into its 150 s limit inside the warm-up stream
-# (a timeout, not a verdict): the stream is now stopped at the compile budget, which is where a GPU rejects it.
+# (a timeout, not a verdict): the stream is now stopped at the compile budget. Its second GPU grading (2026-11-29,
+# fifth session) fit the stream in the budget and ran out of time in the unseen requests (6 s each, 16 of them):
+# an unseen request is now stopped after 5 s (UNSEEN_LIMIT_S), which is where a GPU rejects it.
 import time
 
 import torch
