@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: speed | reason: beside the requests / compiled while serving | device: gpu | class: 6
+# outcome: rejected | kind: cheat | checks: speed | reason: beside the requests / compiled while serving / too slow | device: gpu | class: 6
 # The GPU form of docs/redteam-open/ex05_relay_child.py (a red team of 05's traffic design, 2026-11-29): the
 # worker only relays; a fresh Python (exec, so it can use CUDA) loads the model, serves every request, and compiles
 # one graph per exact length (most common first, no padding, its own Dynamo: no graph stop) in a thread of its own,
