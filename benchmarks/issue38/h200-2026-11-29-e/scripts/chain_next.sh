@@ -1,8 +1,16 @@
 #!/bin/bash
-# one H200, the next sitting (planned 2026-11-29 fifth session): the two cases changed after the fifth sitting, then
-# cases with fewer than 3 GPU gradings. A case grading can take 150 s past gpu_check's --deadline (read before each
-# case starts), so each part's deadline leaves that much inside its timeout.
+# one H200, the next sitting (planned 2026-11-29 fifth session). First every lesson at full size (issue 39 item 5:
+# the lessons changed after the outputs in benchmarks/lesson-outputs/ were taken), executed copies kept for
+# `python -m autograder.tools.lesson_outputs`; then the two cases changed after the fifth sitting; then cases with
+# fewer than 3 GPU gradings. A case grading can take 150 s past gpu_check's --deadline (read before each case
+# starts), so each cases part's deadline leaves that much inside its timeout.
 source /tmp/repo/.gpu/lib.sh; cd /tmp/repo; export PYTHONPATH=/tmp/site:/tmp/repo
+mkdir -p $P/nb
+for nb in lessons/0*.ipynb; do
+  t=$(rem 300); [ $t -lt 120 ] && { el "skip $nb"; continue; }
+  timeout $t python3 -m autograder.tools.run_notebooks --size full --device cuda --out $P/nb $nb >> $P/lessons.log 2>&1
+  el "lesson rc=$? $nb"
+done
 gcases() { local t=$1; shift; [ $t -lt 200 ] && { el "skip (t=$t): $*"; return; }
   timeout $t python3 -m autograder.tools.gpu_check --deadline $((t-160)) "$@"; el "gpu_check rc=$? $*"; }
 gcases $(rem 420) --part cases --until 2 --jobs 2 --case 05_dynamic_shapes/constant_latency --case 03_compile_modes/side_process_autotune --out $P/cnext >> $P/cnext.log 2>&1
