@@ -126,8 +126,8 @@ def test_a_grading_with_hidden_tests_runs_them_on_a_second_stream_with_the_same_
     report = grade_file(ex, solution(ex.id), only=["outputs_match"], hidden=True, policy=skip)
     assert [r.id for r in report.hidden] == ["outputs_match"]
     assert all(r.passed for r in report.hidden + report.results)
-    hidden_branch = next(c for c in cases.cases(ex.id) if c.name == "hidden_branch")
-    wrong = grade_file(ex, solution(ex.id), overrides=[hidden_branch.path], only=["outputs_match"], hidden=True,
+    one_branch = next(c for c in cases.cases(ex.id) if c.name == "one_branch")  # wrong in eager mode too
+    wrong = grade_file(ex, solution(ex.id), overrides=[one_branch.path], only=["outputs_match"], hidden=True,
                        policy=skip)
     assert wrong.hidden_result("outputs_match").status == "failed"
     assert not grade_file(ex, solution(ex.id), only=["outputs_match"], policy=skip).hidden  # only when asked
@@ -614,3 +614,15 @@ def test_no_hint_gives_a_line_of_the_reference_solution_away(exercise_id):
         for hint in hints:
             leaked = [line for line in secret if line in hint]
             assert not leaked, f"{check}'s hint {hint!r} gives away {leaked}"
+
+
+def test_a_compiler_setting_made_at_import_is_undone_and_the_report_says_so(tmp_path):
+    """A red team's honest-looking fix kept a log call and set Dynamo's ignore_logger_methods at import; the worker
+    undoes configuration set at import (the checks compile with the course's), and nothing told the learner. The
+    grading's first check now carries a note that names the setting."""
+    override = tmp_path / "config_at_import.py"
+    override.write_text("import torch\ntorch._dynamo.config.cache_size_limit = 3\n")
+    report = grade_with_override("04_graph_breaks", override, ["outputs_match"])
+    result = report.result("outputs_match")
+    assert result.status == "passed", result.line()
+    assert any("configuration when it was loaded" in n and "undid it" in n for n in result.notes), result.notes

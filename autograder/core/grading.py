@@ -1147,6 +1147,11 @@ def run_check(check, ctx: GradeContext, load: dict) -> CheckResult:
                       _SETTINGS_HINT)
     if session.dead:
         return result(FAILED, session.dead)
+    config = _texts(load.pop("config_changed", None), 300)  # said once, under the grading's first check
+    if config:
+        notes.append("your code set the compiler's configuration when it was loaded (" + "; ".join(config)[:300]
+                     + "): the grader undid it before the checks, which compile with the course's configuration, "
+                     "so it changes nothing here (make the change in the code itself)")
     changes_before, ledger_before = len(session.changes), len(session.ledger)
     session.threads.clear()
     threads_cpu = _threads_mark(session)

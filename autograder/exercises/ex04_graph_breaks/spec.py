@@ -9,8 +9,11 @@ float32) with BrokenBlock's weights, and ``torch.compile(model)`` of it is what 
   reached 1.59x over eager on an H100, so beating eager alone does not tell a fixed stack from an unfixed one).
   Where Dynamo broke the graph (fullgraph=True's error, the graph and break counts) is counted in the
   submission's process: shown as notes, never graded;
-- outputs_match: eager and compiled, it matches the original stack on inputs of both signs (so dropping a
-  branch, or computing something else only while compiling, fails);
+- outputs_match: in eager mode, it matches the original stack on inputs of both signs (so dropping a branch
+  fails). Whether the stack compiled in the worker matches too is the worker's word (its compile could be anything,
+  the model itself included): shown as a note. The compiled stack's outputs are graded where the judge establishes
+  that they are compiled by their effect, in the timed checks: both branches in every block, sampled outputs checked
+  against the judge's own original (so computing something else only while compiling fails there);
 - speed: compiled, at least 1.5x faster than the original stack in eager mode.
 """
 
@@ -124,8 +127,7 @@ def check_no_graph_breaks(ctx: GradeContext):
                                                                                           ctx.device))
     reference = reference_stack(ctx.size, _seed(ctx), ctx.device)
     try:
-        return speed_check(ctx, original, compiled.ref, _timed(ctx), name="torch.compile(model) of your stack",
-                           reference=reference, gate=NO_BREAK_GATE, baseline_name=ORIGINAL_COMPILED)
+        return _timed_check(ctx, original, compiled, reference, gate=NO_BREAK_GATE, baseline_name=ORIGINAL_COMPILED)
     except CheckFailed as err:
         if not err.reason.startswith("too slow"):
             raise
@@ -171,29 +173,51 @@ def correctness_cases(ctx: GradeContext) -> list[tuple[str, tuple]]:
 
 
 def check_outputs_match(ctx: GradeContext):
+    """Eager, the learner's stack against the judge's original on inputs of both signs. The compiled stack is
+    not graded here: that the worker compiled it is its own word (a red team's worker handed its eager stack back as
+    "compiled", and a compiled path that dropped a branch passed). Its outputs are graded in the timed checks."""
     reference = reference_stack(ctx.size, _seed(ctx), ctx.device)
-    cases = correctness_cases(ctx)
     eager = _stack(ctx)
     with torch.no_grad():
-        n = ctx.trials(eager.ref, reference, cases, TOL, "your stack in eager mode")
-        compiled = ctx.call(Fn(f"{WORKLOAD}:compile_model"), _stack(ctx).ref, fresh_settings=True,
-                            what="torch.compile(model)")
+        n = ctx.trials(eager.ref, reference, correctness_cases(ctx), TOL, "your stack in eager mode")
+    return (f"in eager mode, matches the original on {n} inputs, both branches taken (rtol={TOL.rtol:g}, "
+            f"atol={TOL.atol:g}); compiled, its outputs are checked in the timed checks")
+
+
+def compiled_outputs_diagnosis(ctx: GradeContext) -> list[str]:
+    """The stack compiled in the worker on the same inputs, against the original: a note (the worker's compile)."""
+    reference = reference_stack(ctx.size, _seed(ctx), ctx.device)
+    compiled = ctx.call(Fn(f"{WORKLOAD}:compile_model"), _stack(ctx).ref, fresh_settings=True,
+                        what="torch.compile(model)")
+    with torch.no_grad():
         try:
-            ctx.trials(compiled.ref, reference, cases, TOL, "torch.compile(model) of your stack")
+            n = ctx.trials(compiled.ref, reference, correctness_cases(ctx), TOL, "torch.compile(model) of your stack")
         except CheckFailed as err:
-            raise CheckFailed(f"compiled, your stack gives other results than in eager mode: {err.reason}",
-                              "the compiled path must compute what the eager path computes: no "
-                              "torch.compiler.is_compiling() branch that changes the math") from None
-    return (f"eager and compiled, matches the original on {n} inputs, both branches taken (rtol={TOL.rtol:g}, "
-            f"atol={TOL.atol:g})")
+            return [f"compiled, your stack gives other results than in eager mode: {err.reason}. The compiled path "
+                    "must compute what the eager path computes (no torch.compiler.is_compiling() branch that changes "
+                    "the math): the timed checks, which check the compiled stack's outputs on both branches, fail it"]
+    return [f"compiled, it matches the original too on the same {n} inputs"]
+
+
+def _timed_check(ctx: GradeContext, original, compiled, reference, **gate):
+    """The speed protocol on the compiled stack; a wrong output during timing is where a compiled path that
+    computes something else is graded (outputs_match grades eager mode only), and its hint says so."""
+    try:
+        return speed_check(ctx, original, compiled.ref, _timed(ctx), name="torch.compile(model) of your stack",
+                           reference=reference, **gate)
+    except CheckFailed as err:
+        if "during timing" not in err.reason:
+            raise
+        raise CheckFailed(err.reason, "compiled, your stack must compute what it computes in eager mode (the note "
+                          "under outputs_match compares the two): no torch.compiler.is_compiling() branch that "
+                          "changes the math", err.details) from None
 
 
 def check_speed(ctx: GradeContext):
     compiled = _compiled_candidate(ctx)
     original, reference = reference_stack(ctx.size, _seed(ctx), ctx.device), reference_stack(ctx.size, _seed(ctx),
                                                                                               ctx.device)
-    return speed_check(ctx, original, compiled.ref, _timed(ctx), name="torch.compile(model) of your stack",
-                       reference=reference)
+    return _timed_check(ctx, original, compiled, reference)
 
 
 EXERCISE = Exercise(
@@ -213,12 +237,13 @@ EXERCISE = Exercise(
               diagnose=graph_count_diagnosis, diagnostics=(
                   worker("fullgraph=True's first break, then graphs, breaks and recompiles of the default compile, "
                          "counted in your process", f"{WORKLOAD}:count_graphs"),)),
-        Check("outputs_match", "eager and compiled, the outputs match the original for both branches", 3,
+        Check("outputs_match", "in eager mode, the outputs match the original for both branches", 3,
               check_outputs_match, ("FixedBlock",), hidden=True, decided_by=(
                   answer("the stack's outputs in eager mode, read from the grader's memory, against its own "
-                         "original stack, inputs of both signs", "ref"),
-                  answer("the outputs of torch.compile(model) of the stack (compiled in your process), the same",
-                         f"{WORKLOAD}:compile_model", "ref"))),
+                         "original stack, inputs of both signs", "ref"),),
+              diagnose=compiled_outputs_diagnosis, diagnostics=(
+                  worker("the outputs of torch.compile(model) of the stack, compiled in your process, against the "
+                         "grader's original on the same inputs (graded in the timed checks instead)"),)),
         Check("speed", "compiled, at least 1.5x faster than the original in eager mode", 4,
               check_speed, ("FixedBlock",), kind="speed", decided_by=SPEED_FACTS,
               diagnose=speed_diagnosis, diagnostics=SPEED_DIAGNOSTICS),
