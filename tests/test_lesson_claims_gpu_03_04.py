@@ -265,8 +265,8 @@ def test_lesson3_reduce_overhead_outputs_raise_early_then_silently_share_memory_
                "that has been overwritten" in out
         assert "outputs of calls 5 and 6 share memory: True; hold the same values: True" in out
         assert "with .clone(): output of the first call still correct after the second: True" in out
-    says(L3, "cell-17", "Early on, reading an overwritten output **raises**; after warm-up the old output can "
-                        "**silently** hold a later call's values (same memory, no error)")
+    says(L3, "cell-17", "The outputs of the warm-up and recording calls **raise** once overwritten; from the first "
+                        "replay on an old output can **silently** hold a later call's values (same memory, no error)")
     clone_out = _cell(record_dated(L3, AFTERNOON), "cell-16")
     clone_us = _number(clone_out, r"one \.clone\(\) of a 16x512 output: ([\d.]+) us")
     assert clone_us == 16.3

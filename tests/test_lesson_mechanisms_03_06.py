@@ -1,0 +1,80 @@
+"""Lessons 3 and 6 state how torch's CUDA-graph and autotuning machinery works, citing its source: each such
+statement is checked here against the installed torch's own code (an outside review of 2026-11-29 found five of
+them wrong or imprecise), or against what the lesson's cells printed on a GPU."""
+
+import inspect
+
+import torch
+import torch._inductor.config as inductor_config
+from lesson_gpu_outputs import output, prose, says
+
+L3, L6 = "03_compile_modes", "06_cuda_graphs"
+
+
+def test_a_skip_is_a_warning_printed_with_no_logging_setting_and_perf_hints_was_off_by_default():
+    import logging
+
+    from torch._inductor import cudagraph_utils
+    from torch._logging import _internal
+
+    assert cudagraph_utils.cudagraphs_log.isEnabledFor(logging.WARNING)  # no TORCH_LOGS in this process's setup
+    assert "perf_hints" in _internal.log_registry.off_by_default_artifact_names
+    assert "cudagraphs" not in _internal.log_registry.off_by_default_artifact_names
+    assert "TORCH_LOGS" not in prose(L6, "cell-16")  # the cell that printed the warning set nothing
+    assert "[__cudagraphs] skipping cudagraphs due to mutated inputs" in output(L6, "cell-16")
+    says(L6, "cell-15", "from torch 2.11 the skip is printed as a warning with no setting at all")
+
+
+def test_with_graph_partitioning_a_mutated_input_is_logged_and_only_some_failed_tests_go_unreported():
+    from torch._inductor import output_code
+
+    init = inspect.getsource(output_code.CompiledFxGraph.__init__)
+    assert "self.disabled_cudagraphs_reason = storage_mutation_reason" in init  # reported before the partition path
+    assert '"non-Tensor inputs"' in init
+    partition = inspect.getsource(output_code.cudagraph_partition_post_compile)
+    early = partition.split("cudagraph_fail_reasons\n")[1].split("return")[0]
+    assert "log_cudagraph_skip_and_bump_counter" not in early  # the silent early return
+    says(L6, "cell-15", 'tests that sets no skip reason ("non-Tensor inputs")', "A mutated input, by contrast, is "
+         "logged and counted")
+
+
+def test_cudagraph_trees_clear_the_cublas_workspaces_around_warm_up_and_recording():
+    from torch._inductor import cudagraph_trees
+
+    assert "_cuda_clearCublasWorkspaces" in inspect.getsource(cudagraph_trees.clear_cublass_cache)
+    assert inspect.getsource(cudagraph_trees).count("clear_cublas_manager(),") >= 2
+    says(L6, "cell-07", "CUDAGraph Trees call it around each warm-up and recording")
+
+
+def test_static_inputs_may_be_mutated_without_the_input_mutation_flag_pool_tensors_only_with_it():
+    from torch._inductor import cudagraph_utils
+
+    without_flag = inspect.getsource(cudagraph_utils.check_for_mutation_ignore_cuda_graph_managed_tensor)
+    assert "static_input_idxs" in without_flag
+    assert isinstance(inductor_config.triton.cudagraph_support_input_mutation, bool)
+    says(L6, "cell-15", "parameters and buffers (a KV cache, BatchNorm's running statistics) always, and tensors an "
+         "earlier CUDA graph of the tree produced")
+
+
+def test_make_graphed_callables_runs_a_modules_graph_only_in_the_training_state_it_was_captured_in():
+    assert "graph_training_state" in inspect.getsource(torch.cuda.graphs.make_graphed_callables)
+    says(L6, "cell-09", "a module's graphs run only in the training or eval state it was captured in")
+
+
+def test_max_autotune_also_widens_the_pointwise_reduction_and_foreach_configs():
+    from torch._inductor.runtime import triton_heuristics as heuristics
+
+    for kind in (heuristics.pointwise, heuristics._reduction_configs, heuristics.foreach):
+        assert 'get("max_autotune")' in inspect.getsource(kind), kind.__name__
+    says(L3, "cell-07", "it also tries more block-size configurations for the generated pointwise, reduction and "
+         "foreach kernels")
+
+
+def test_the_whole_step_with_a_grad_scaler_breaks_at_zero_grad_too():
+    assert "`Optimizer.zero_grad` should not be traced" in output(L3, "gradscaler-compiled")
+    says(L3, "gradscaler-read", "inside the optimizer's step and at `zero_grad()`")
+
+
+def test_set_stance_is_a_function_a_context_manager_and_a_decorator():
+    assert "Can be used as a function, context manager, or decorator" in inspect.getdoc(torch.compiler.set_stance)
+    says(L3, "cell-19", "Call it as a function (it stays in effect until the next call)")
