@@ -15,6 +15,6 @@ gcases() { local t=$1; shift; [ $t -lt 200 ] && { el "skip (t=$t): $*"; return; 
   timeout $t python3 -m autograder.tools.gpu_check --deadline $((t-160)) "$@"; el "gpu_check rc=$? $*"; }
 gcases $(rem 420) --part cases --until 2 --jobs 2 --case 05_dynamic_shapes/constant_latency --case 03_compile_modes/side_process_autotune --out $P/cnext >> $P/cnext.log 2>&1
 cp /tmp/course-case-*.log $P/ 2>/dev/null; el "side logs"
-C="05_dynamic_shapes/relay_exec_child 05_dynamic_shapes/mark_dynamic 05_dynamic_shapes/metrics_thread 05_dynamic_shapes/oneshot_notify 05_dynamic_shapes/access_log 05_dynamic_shapes/naive 05_dynamic_shapes/lazy_buckets 05_dynamic_shapes/no_graph_budget 05_dynamic_shapes/reset_drops_graph_stop 03_compile_modes/clone_outside 03_compile_modes/half_precision"
+C="04_graph_breaks/hidden_branch 04_graph_breaks/compile_model_rebound 05_dynamic_shapes/relay_exec_child 05_dynamic_shapes/mark_dynamic 05_dynamic_shapes/metrics_thread 05_dynamic_shapes/oneshot_notify 05_dynamic_shapes/access_log 05_dynamic_shapes/naive 05_dynamic_shapes/lazy_buckets 05_dynamic_shapes/no_graph_budget 05_dynamic_shapes/reset_drops_graph_stop 03_compile_modes/clone_outside 03_compile_modes/half_precision"
 A=$(for c in $C; do echo -n "--case $c "; done)
 gcases $(rem 900) --part cases --until 3 --jobs 3 $A --out $P/cmore >> $P/cmore.log 2>&1
