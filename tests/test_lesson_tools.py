@@ -225,7 +225,7 @@ def test_lesson_6s_skip_claims_say_what_torchs_own_source_says():
     cells = json.loads((REPO / "lessons" / "06_cuda_graphs.ipynb").read_text())["cells"]
     text = " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
     assert "A function that mutates its input runs without CUDA graphs" not in text
-    assert "parameters, buffers" in text and "They see **most** skips, not all" in text
+    assert "parameters and buffers" in text and "They see **most** skips, not all" in text
 
 
 def test_a_refused_capture_is_reported_by_its_first_error_not_the_one_ending_the_capture(monkeypatch):

@@ -324,8 +324,8 @@ EXERCISE = Exercise(
             "Two ways out, to measure: keep the decision on the GPU inside one graph (lesson 4 showed how to turn "
             "a data-dependent `if` into tensor ops: both results exist, and a 0-dim bool picks one), or capture up to "
             "the decision, read it once on the host outside any capture, then replay a graph for the way it chose "
-            "(graphs that never run at the same time can share one memory pool: lesson 6, section 2). What does "
-            "each cost per call?",
+            "(graphs never replayed at the same time, and always in the order they were captured, can share one "
+            "memory pool: lesson 6, section 2). What does each cost per call?",
             "Whatever you choose, compare with the model on both kinds of batch: a typical one "
             "(make_batch(gen, batch, width, False, device)) and an atypical one (True). A graph captured on one "
             "kind only replays that kind's way; a decision read one call late is wrong whenever the kind changes. "
