@@ -769,7 +769,8 @@ def test_the_compile_phases_nest_and_tracing_is_a_small_part_of_a_cold_compile()
 def test_the_cudagraphs_log_that_the_troubleshooting_map_names_exists():
     assert "cudagraphs: Logs information from wrapping inductor generated code with cudagraphs" in output(
         L2, "79d666d6")
-    says(L2, "914c7194", '`TORCH_LOGS="cudagraphs"` (torch 2.11+')
+    says(L2, "914c7194", 'printed by default from torch 2.11 (`TORCH_LOGS="cudagraphs"` adds the trees\' own messages; '
+         'before 2.11 only `TORCH_LOGS="perf_hints"` shows it)')
 
 
 def test_on_the_h200_run_the_debug_flag_wrote_the_same_six_files_into_one_folder():
