@@ -165,7 +165,32 @@ def test_the_flag_comment_and_the_log_names_the_lesson_quotes_exist():
     _says("ca-costs-3b9f", '"traces without knowledge of backward hooks which are coordinated by the Autograd engine"')
     assert {"compiled_autograd", "compiled_autograd_verbose"} <= log_registry.artifact_names
     assert inspect.signature(compiled_autograd._enable).parameters["dynamic"].default is True
-    _says("ca-hooks-read-8e3c", "`dynamic=True` by default", '`torch._dynamo.config.optimize_ddp = "python_reducer"`')
+    _says("ca-hooks-read-8e3c", "`dynamic=True` is its default", "The flag does not use that default",
+          '`torch._dynamo.config.optimize_ddp = "python_reducer"`')
+
+
+def test_under_the_flag_torch_compile_enters_the_capture_context_with_its_own_dynamic_static_by_default(monkeypatch):
+    """What the flag hands `_enable` (the review of 2026-11-29: the lesson had said the flag's captures are dynamic by
+    default): torch.compile's own `dynamic=`, None meaning `not assume_static_by_default`, so False by default."""
+    from torch._dynamo import compiled_autograd
+
+    seen = []
+    enable = compiled_autograd._enable
+
+    def recording(compiler_fn, dynamic=True, **kwargs):
+        seen.append(dynamic)
+        return enable(compiler_fn, dynamic=dynamic, **kwargs)
+
+    monkeypatch.setattr(compiled_autograd, "_enable", recording)
+    monkeypatch.setattr(torch._dynamo.config, "compiled_autograd", True)
+    for dynamic in (None, True):
+        torch._dynamo.reset()
+        torch.compile(lambda x: x * 2, backend="eager", dynamic=dynamic)(torch.ones(3))
+    torch._dynamo.reset()
+    assert seen == [False, True], seen
+    assert torch._dynamo.config.assume_static_by_default is True
+    _says("ca-hooks-read-8e3c", "with `not torch._dynamo.config.assume_static_by_default`, which is\n`False`",
+          "under the flag the captures start static")
 
 
 def test_the_cost_cell_times_both_ways_and_prints_the_ratio_the_prose_reads():

@@ -243,3 +243,16 @@ def test_recordings_are_distinct_lengths_under_dynamic_true_and_buckets_used_wit
     assert 'print("\\nCUDA-graph recordings and their memory: skipped: needs a CUDA GPU")' in cell
     _says("cudagraph-recordings-read", "one recording per bucket used, one per distinct length under `dynamic=True`")
     assert "06_cuda_graphs" not in cell and "lesson 6, section 2" in _cells()["cudagraph-recordings-md"]
+
+
+def test_maybe_mark_dynamic_takes_no_bounds_before_torch_2_15_as_the_table_says():
+    """The table's maybe_mark_dynamic row: bounds only from torch 2.15 (FACTS.md, from every wheel 2.0-2.15); on the
+    torch installed here they are a TypeError, while mark_dynamic takes them."""
+    version = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+    x = torch.ones(4, 3)
+    torch._dynamo.mark_dynamic(x, 0, min=2, max=64)
+    if version < (2, 15):
+        assert not {"min", "max"} & set(inspect.signature(torch._dynamo.maybe_mark_dynamic).parameters)
+        with pytest.raises(TypeError):
+            torch._dynamo.maybe_mark_dynamic(torch.ones(4, 3), 0, min=2, max=64)
+    _says("82c69083", "no `min=`/`max=` before torch 2.15: a `TypeError` in 2.11 and 2.13")
