@@ -1,6 +1,8 @@
 """Exercise specs as data: the notebooks, the CLI and the known-wrong approaches agree with them."""
 
+import ast
 import json
+import re
 import subprocess
 import sys
 
@@ -601,20 +603,42 @@ def test_the_compiled_original_computes_what_the_original_computes():
 
 
 
+# a call, with its arguments and the calls chained on it: ``h.std().clamp_min(1e-3)``
+CALL = re.compile(r"[A-Za-z_][\w.]*(?:\((?:[^()]|\([^()]*\))*\))+(?:\.\w+(?:\((?:[^()]|\([^()]*\))*\))?)*")
+
+
+def _messages(exercise_id: str) -> list[str]:
+    """Every string a learner can read in the exercise's spec (its checks' messages, hints and diagnoses): each
+    string constant of the module, f-strings' literal parts joined, but for docstrings (developers' reading)."""
+    tree = ast.parse((REPO / "autograder" / "exercises" / f"ex{exercise_id}" / "spec.py").read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            found.append("".join(v.value for v in node.values if isinstance(v, ast.Constant)))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            found.append(node.value)
+    return found
+
+
 @pytest.mark.parametrize("exercise_id", sorted(EXERCISES))
 def test_no_hint_gives_a_line_of_the_reference_solution_away(exercise_id):
     """Hints lead, one step at a time; none is the answer (exercise 01's last hint once was its solution, word for
-    word). Every statement of the solution cells of 24 characters or more, that the task's own text does not show,
-    stays out of every hint."""
-    import re
+    word; 04's spelled out its one new expression, an outside audit found on 2026-11-29). Every statement of the
+    solution cells of 24 characters or more, and every call in them of 14 characters or more (``h.std().clamp_min(
+    1e-3)``, ``torch.compile(model)``), that the task's own text does not show, stays out of every hint, and out of
+    the notes a failed check prints (the diagnoses)."""
 
     nb = nbformat.read(REPO / "solutions" / exercise_id / f"{exercise_id}.ipynb", as_version=4)
     shown = " ".join(c.source for c in nb.cells if c.cell_type == "markdown")
     solution = [line.split("#")[0].strip() for c in nb.cells if c.cell_type == "code"
                 for block in re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", c.source, re.S)
                 for line in block.splitlines()]
-    secret = [line for line in solution if len(line) >= 24 and line not in shown]
-    for check, hints in EXERCISES[exercise_id].hints.items():
+    calls = [m[0] for line in solution for m in CALL.finditer(line) if len(m[0]) >= 14]
+    secret = [line for line in solution + calls if (len(line) >= 24 or line in calls) and line not in shown]
+    for check, hints in [*EXERCISES[exercise_id].hints.items(), ("spec.py", _messages(exercise_id))]:
         for hint in hints:
             leaked = [line for line in secret if line in hint]
             assert not leaked, f"{check}'s hint {hint!r} gives away {leaked}"

@@ -253,8 +253,8 @@ def one_graph_diagnosis(ctx: GradeContext) -> list[str]:
                      what="step(x, y)").value.get("value") or {}
     found = found if isinstance(found, dict) else {}
     if not found.get("graphs"):
-        return ["nothing was compiled while step(x, y) ran: the training step runs eagerly (compile the model "
-                "inside make_train_step: compiled = torch.compile(model))"]
+        return ["nothing was compiled while step(x, y) ran: the training step runs eagerly (what make_train_step "
+                "returns must call something torch.compile made; train_step_speed's hints lead there)"]
     inside = [str(b) for b in found.get("inside") or []][:3] if isinstance(found.get("inside"), list) else []
     if inside:
         return [f"graph break(s) inside the model's forward: {'; '.join(inside)}. Each break splits the forward into "
@@ -353,7 +353,8 @@ EXERCISE = Exercise(
     hints={
         "recorder_graphs": [
             "Dynamo calls your backend once for every graph it captures; a graph break means two graphs.",
-            "In __call__, append one entry to self.graphs, then return gm.forward so the graph still runs.",
+            "Dynamo runs whatever your backend returns in the graph's place. What must __call__ return so the "
+            "compiled function still computes its result, and what can it keep of gm before returning?",
         ],
         "recorder_ops": [
             "Walk gm.graph.nodes; each node has .op ('placeholder', 'call_function', 'call_method', "
@@ -370,8 +371,10 @@ EXERCISE = Exercise(
         "train_step_speed": [
             "The eager step launches a kernel per op of every RMSNorm, RoPE, softmax and SwiGLU, forward and "
             "backward; torch.compile fuses them.",
-            "Compile the model: torch.compile(model). The default backend, inductor, generates the fused kernels.",
-            "Compiling optimizer.step() too (a function that calls it, wrapped in torch.compile) fuses AdamW.",
+            "Which call in your step runs those ops? Compile it with the default backend (inductor generates the "
+            "fused kernels), then time the step against the eager one, as lesson 2 does.",
+            "What still runs op by op after the forward and backward are compiled? Time optimizer.step() on its "
+            "own: AdamW updates every parameter with several small ops (lesson 2 compiles one).",
         ],
     },
 )

@@ -66,7 +66,8 @@ def compile_budget_s() -> float:
 
 
 _CLONE_HINT = ("with mode='reduce-overhead' an output lives in the CUDA graph's memory pool and the next replay "
-               "writes over it; return compiled(x).clone() (lesson 3, section on CUDA-graph outputs)")
+               "writes over it: what must your function hand back so that the caller's result survives the next "
+               "call? (lesson 3, section on CUDA-graph outputs)")
 
 
 def _seed(ctx: GradeContext) -> int:

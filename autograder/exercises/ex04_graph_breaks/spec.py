@@ -194,8 +194,8 @@ def compiled_outputs_diagnosis(ctx: GradeContext) -> list[str]:
             n = ctx.trials(compiled.ref, reference, correctness_cases(ctx), TOL, "torch.compile(model) of your stack")
         except CheckFailed as err:
             return [f"compiled, your stack gives other results than in eager mode: {err.reason}. The compiled path "
-                    "must compute what the eager path computes (no torch.compiler.is_compiling() branch that changes "
-                    "the math): the timed checks, which check the compiled stack's outputs on both branches, fail it"]
+                    "must compute what the eager path computes (no branch taken only while compiling may change the "
+                    "math): the timed checks, which check the compiled stack's outputs on both branches, fail it"]
     return [f"compiled, it matches the original too on the same {n} inputs"]
 
 
@@ -209,8 +209,8 @@ def _timed_check(ctx: GradeContext, original, compiled, reference, **gate):
         if "during timing" not in err.reason:
             raise
         raise CheckFailed(err.reason, "compiled, your stack must compute what it computes in eager mode (the note "
-                          "under outputs_match compares the two): no torch.compiler.is_compiling() branch that "
-                          "changes the math", err.details) from None
+                          "under outputs_match compares the two): no branch taken only while compiling may "
+                          "change the math", err.details) from None
 
 
 def check_speed(ctx: GradeContext):
@@ -251,11 +251,14 @@ EXERCISE = Exercise(
     hints={
         "no_graph_breaks": [
             "Compile your stack with torch.compile(model, fullgraph=True): the error names the first break.",
-            "A Python `if` on a tensor needs the tensor's value on the host. torch.where(cond, a, b) computes "
-            "both sides and picks per element, inside the graph.",
-            "Keep the spread a tensor: h.std().clamp_min(1e-3) instead of max(h.std().item(), 1e-3).",
-            "Logging can stay where Dynamo does not trace it: torch.compiler.is_compiling() tells your code which "
-            "side it runs on.",
+            "For each break, ask what Python needed there: a tensor's value on the host (an `if` on a tensor, a "
+            "float from .item()), or a call Dynamo does not trace. Lesson 4's table pairs each cause with a way to "
+            "keep the work in the graph.",
+            "A value the host reads can often stay a tensor: which torch ops pick between two results per element, "
+            "or bound a tensor from below, without ever reading it? Check each replacement against BrokenBlock on "
+            "both branches: the same numbers, not just no break.",
+            "A log line that must keep running in eager mode can ask torch.compiler whether Dynamo is tracing the "
+            "code right now (lesson 4), and log only when it is not.",
         ],
         "outputs_match": [
             "Both branches matter: inputs with a negative mean take SiLU, positive ones GELU.",

@@ -80,10 +80,9 @@ STAY_VALID_CALLS = (32, 48)  # outputs kept and read back at the end: longer tha
 # The sequences whose ways (typical or atypical batch, call by call) the secret draws: calls in each one's pattern
 # (pattern_for; repeated past its end). The fresh process runs three calls: T,A,T or A,T,A.
 SEQUENCES = {"correctness": PATTERN_CALLS, "stay-valid": PATTERN_CALLS, "fresh-process": 3, "speed": PATTERN_CALLS}
-_WARMUP_HINT = ("warm up before capturing: run the model a few times on a side stream "
-                "(s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream()); with torch.cuda.stream(s): "
-                "...; torch.cuda.current_stream().wait_stream(s)), so that lazy initialisation (cuBLAS handles, "
-                "workspaces) happens outside the capture")
+_WARMUP_HINT = ("warm up before capturing: run the model a few times on a side stream, the way lesson 6's "
+                "capture recipe does (the side stream waits for the current one, and the current one for it), so that "
+                "lazy initialisation (cuBLAS handles, workspaces) happens outside the capture")
 _CAPTURE_HINT = ("a capture fails when something inside it makes the CPU wait for the GPU (a sync) or initialises "
                  "lazily: run make_graphed_step in your notebook and read the traceback down to the first error and "
                  "the line of the model's code it went through (model.forward?? shows it). A value the GPU computed, "
@@ -91,8 +90,8 @@ _CAPTURE_HINT = ("a capture fails when something inside it makes the CPU wait fo
                  "section 3); lazy set-up (cuBLAS) inside a capture fails too: warm up on a side stream before capturing")
 _OUTPUTS = answer("the outputs, read from the grader's memory, against its own eager model on its own copies of the "
                   "inputs", "ref")
-_CLONE_HINT = ("the graph writes every replay into the same output buffer: return a copy (static_out.clone()), "
-               "which belongs to the caller")
+_CLONE_HINT = ("the graph writes every replay into the same output buffer: what you return must belong to the "
+               "caller, not to the graph")
 
 
 def _seed(ctx: GradeContext, purpose: str = "weights") -> int:
