@@ -224,3 +224,36 @@ def test_lesson_1_and_lesson_3_agree_on_what_events_and_do_bench_hide():
     assert "CUDA events around a synchronised block of calls do include it" in three
     code = _text("01_eager_mode", "code")
     assert "event_per_call_s" in code and "do_bench (CUDA events)" not in code
+
+
+def test_lesson_4_renders_the_trace_with_tlparse_and_reads_the_ids_the_resume_function_and_the_restart(monkeypatch):
+    """Lesson 4's tlparse cell on its own trace (cell-12's subprocess, one `.item()` break): the report's compile ids
+    are the first attempt, the restarted one and the resume function's frame; its table's one row is the restart."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    cells = {c.get("id"): "".join(c["source"]) for c in _cells("04_graph_breaks")}
+    scope = {"os": os, "re": re, "subprocess": subprocess, "sys": sys, "tempfile": tempfile, "json": json}
+    exec(cells["cell-12"], scope)
+    printed = []
+    scope["print"] = lambda *args, **kwargs: printed.append(" ".join(map(str, args)))
+    exec(cells["cell-22"], scope)
+    out = "\n".join(printed)
+    assert "exit status 0" in out, out
+    ids = re.findall(r"^\s*(\[\S+\]):", out, re.M)
+    assert {"[0/0]", "[0/0_1]", "[1/0]"} <= set(ids), out
+    assert re.search(r"\[1/0\]: .*torch_dynamo_resume_in_with_item_at_\d+", out), out
+    restarts = re.findall(r"^failure or restart: (\S+) (\w+): (.*)$", out, re.M)
+    assert len(restarts) == 1 and restarts[0][1] == "RestartAnalysis" and "Tensor.item()" in restarts[0][2], out
+    assert len(shown) == 1 and "RestartAnalysis" in shown[0].data
+    text = _text("04_graph_breaks")
+    for phrase in ("`[0/0]` is `with_item`'s first attempt", "`torch_dynamo_resume_in_with_item_at_37`",
+                   "the **resume function** Dynamo generated for the code after the break",
+                   "the table's one row is the restart"):
+        assert phrase in text, phrase

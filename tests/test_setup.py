@@ -24,11 +24,11 @@ def _pip_requirements() -> dict[str, str]:
 def _conda_requirements() -> dict[str, str]:
     deps = yaml.safe_load((REPO / "environment.yml").read_text())["dependencies"]
     found = {}
-    for dep in deps:
-        if isinstance(dep, str):
-            name, spec = re.match(r"([A-Za-z0-9_.-]+)(.*)", dep).groups()
-            if name not in ("python", "pip"):
-                found[CONDA_TO_PIP.get(name, name)] = spec
+    pip = [d for dep in deps if isinstance(dep, dict) for d in dep.get("pip", []) if not d.startswith("-")]
+    for dep in [d for d in deps if isinstance(d, str)] + pip:  # conda's packages, and those pip installs for it
+        name, spec = re.match(r"([A-Za-z0-9_.-]+)(.*)", dep).groups()
+        if name not in ("python", "pip"):
+            found[CONDA_TO_PIP.get(name, name)] = spec
     return found
 
 

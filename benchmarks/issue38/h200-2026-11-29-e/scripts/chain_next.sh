@@ -5,6 +5,8 @@
 # fewer than 3 GPU gradings. A case grading can take 150 s past gpu_check's --deadline (read before each case
 # starts), so each cases part's deadline leaves that much inside its timeout.
 source /tmp/repo/.gpu/lib.sh; cd /tmp/repo; export PYTHONPATH=/tmp/site:/tmp/repo
+# lesson 4 runs tlparse (a binary wheel: put tlparse-*.whl into .whl4 with the wheelhouse's; --target puts it here)
+export PATH=/tmp/site/bin:$PATH
 mkdir -p $P/nb
 for nb in lessons/0*.ipynb; do
   t=$(rem 300); [ $t -lt 120 ] && { el "skip $nb"; continue; }
