@@ -242,3 +242,27 @@ def test_the_summary_names_the_new_tools():
     _says("5f1135b5", "`torch.compiler.nested_compile_region`", "`TORCH_COMPILE_DEBUG=1`",
           "`TORCH_LOGS=\"compiled_autograd_verbose\"`")
 
+
+
+# ------------------------------------------------------------------------------ torch's compiler bisector (section 8)
+def test_torchs_bisector_names_the_decomposition_and_the_config_change_the_lesson_reads():
+    """The bisector cell on the lesson's own `dropped` and `noised`: dropout's decomposition at
+    aot_eager_decomp_partition, and Inductor's fallback_random; and torch.compile itself takes the bisector's
+    backend (why the test must compile inside)."""
+    import torch._inductor.compiler_bisector as bisector
+
+    defined = _definitions("dfb156bb")
+    _, out = _run("bisector-run-7c2d", dropped=defined["dropped"], noised=defined["noised"],
+                  x_small=torch.randn(4096))
+    assert re.search(r"dropped: \d+ compiled runs; backend 'aot_eager_decomp_partition', subsystem 'decomposition', "
+                     r"found: <OpOverload\(op='aten.native_dropout'", out), out
+    assert re.search(r"noised: \d+ compiled runs; backend 'inductor', subsystem 'inductor_fallback_random'", out), out
+    assert "CompilerBisector.get_backend()" in inspect.getsource(torch.compile)
+    assert [b for b in bisector.BACKENDS if not b.endswith("crossref")] == [
+        "eager", "aot_eager", "aot_eager_decomp_partition", "inductor"]
+    inductor = {s.name for s in bisector.BACKENDS["inductor"]}
+    assert {"inductor_fallback_random", "inductor_emulate_precision_casts", "lowerings", "post_grad_passes"} <= inductor
+    _says("bisector-read-1a8e", "the piece is one decomposition, `aten.native_dropout`",
+          "config change `fallback_random=True` fixes it")
+    _says("bisector-md-4b1f", "every `torch.compile` call swaps in the backend the bisector is trying",
+          "a function compiled once outside it would keep its first backend")
