@@ -257,3 +257,33 @@ def test_lesson_4_renders_the_trace_with_tlparse_and_reads_the_ids_the_resume_fu
                    "the **resume function** Dynamo generated for the code after the break",
                    "the table's one row is the restart"):
         assert phrase in text, phrase
+
+
+def test_lesson_4_keeps_a_print_a_logger_call_and_a_c_call_in_one_graph_at_the_price_it_names(capsys):
+    """Lesson 4's cell on reorderable_logging_functions, ignore_logger_methods and nonstrict_trace, run on a CPU: one
+    graph each where the prose says so; the reordered print shows the value after the in-place add; a logger method
+    cannot be reordered; an ignored logger call leaves no record from the compiled call."""
+    import torch._dynamo.config as dynamo_config
+
+    from autograder.course import breaks
+    from autograder.course.context import course_context
+
+    cells = {c.get("id"): "".join(c["source"]) for c in _cells("04_graph_breaks")}
+    exec(cells["keep-calls-run-5b3c"], {"torch": torch, "breaks": breaks, "ctx": course_context("cpu", "smoke")})
+    out = capsys.readouterr().out
+    for fn in ("with_print", "prints_tensor_then_mutates"):
+        assert f"{fn}, print reorderable: 1 graph(s), 0 break(s)" in out, out
+    eager, compiled = (float(v) for v in re.findall(r"y\[0\] at the print: tensor\(\[([-\d.]+)\]\)", out))
+    assert abs(compiled - (eager + 1)) < 1e-4, out  # printed after the graph: after add_(1)
+    assert "with_logging, print reorderable: 2 graph(s), 1 break(s): logging.Logger method not supported" in out, out
+    assert ("with_logging, log.info ignored: 1 graph(s), 0 break(s); log records: 0 from the compiled call, 1 from "
+            "the eager call") in out, out
+    assert ("untraceable_inside, crc32 behind nonstrict_trace: 1 graph(s), 0 break(s); same values as "
+            "with_untraceable_call: True") in out, out
+    assert "does not correctly print objects that were mutated after the print statement" in " ".join(
+        line.lstrip("# ") for line in inspect.getsource(dynamo_config).splitlines())
+    text = _text("04_graph_breaks")
+    for phrase in ("it showed `y[0]` *after* `add_(1)`, one more than eager's", "The logger call could not be "
+                   "reordered; ignored, it left no record from the compiled call and one from the eager call",
+                   "Behind `nonstrict_trace` the C call no longer breaks the graph"):
+        assert phrase in text, phrase
