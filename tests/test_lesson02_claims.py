@@ -39,6 +39,7 @@ def test_compiled_autograd_captures_a_backward_inside_the_compiled_function_and_
     # inside: the joint graphs are still traced and split; no backward compiled per piece; one capture, which
     # reaches the backend as a third graph
     assert counts(rows[True, "inside"]) == (3, 2, 0, 1), rows[True, "inside"]
+    assert "graphs to the backend 3 (2 forward, 1 captured backward)" in rows[True, "inside"].line()
     # outside: the flag does nothing (plain torch.compile's counts)
     assert counts(rows[True, "outside"]) == (2, 2, 2, 0), rows[True, "outside"]
     # the explicit context captures a backward outside any compiled function, with the flag off

@@ -78,9 +78,9 @@ class BackwardGraphs:
     def line(self) -> str:
         mode = {False: "plain torch.compile", True: "compiled_autograd = True",
                 "context": "compiled_autograd._enable(...)"}[self.compiled_autograd]
-        return (f"{mode:>30}, backward() {self.backward:<7}: forward graphs {self.forward_graphs}, joint graphs "
-                f"partitioned {self.partitioned}, backward graphs compiled per piece {self.aot_backward_graphs}, "
-                f"compiled-autograd captures {self.captures}")
+        return (f"{mode:>30}, backward() {self.backward:<7}: graphs to the backend {self.forward_graphs} "
+                f"({self.forward_graphs - self.captures} forward, {self.captures} captured backward), joint graphs "
+                f"partitioned {self.partitioned}, backward graphs compiled per piece {self.aot_backward_graphs}")
 
 
 def backward_graphs(compiled_autograd: bool | str, steps: int = 3, width: int = 32, device="cpu",
