@@ -3,6 +3,7 @@ statement is checked here against the installed torch's own code (an outside rev
 them wrong or imprecise), or against what the lesson's cells printed on a GPU."""
 
 import inspect
+from pathlib import Path
 
 import torch
 import torch._inductor.config as inductor_config
@@ -78,3 +79,31 @@ def test_the_whole_step_with_a_grad_scaler_breaks_at_zero_grad_too():
 def test_set_stance_is_a_function_a_context_manager_and_a_decorator():
     assert "Can be used as a function, context manager, or decorator" in inspect.getdoc(torch.compiler.set_stance)
     says(L3, "cell-19", "Call it as a function (it stays in effect until the next call)")
+
+
+def test_torchs_cuda_generator_is_graph_safe_each_replay_moves_its_offset_again():
+    """Lesson 6, section 3: torch's GPU random ops in a capture draw new numbers at each replay (the note in the
+    header shipped with torch), a generator of one's own is registered with the graph; the cell that shows it on a
+    GPU prints the count of different values over three replays."""
+    header = Path(torch.__file__).parent / "include" / "ATen" / "cuda" / "CUDAGeneratorImpl.h"
+    note = " ".join(line.strip(" *") for line in header.read_text().splitlines())
+    assert "Note [CUDA Graph-safe RNG states]" in note
+    assert "records the final total as the offset for the entire graph" in note
+    assert "increments this device's CUDA generator's offset by that total" in note
+    stubs = (Path(torch.__file__).parent / "_C" / "__init__.pyi").read_text()  # the CUDA graph's methods, any build
+    assert "def register_generator_state(self, Generator) -> None: ..." in stubs
+    says(L6, "cell-11", "each replay moves it that far again, so every replay draws new numbers",
+         "`CUDAGraph.register_generator_state`")
+    assert 'print("torch.rand on the GPU inside the graph, 3 replays ->", len(values), "different values")' in prose(
+        L6, "cell-12")
+
+
+def test_cudagraph_trees_are_trees_because_a_graph_may_be_followed_by_different_children_in_one_pool():
+    from torch._inductor import cudagraph_trees
+
+    doc = " ".join(cudagraph_trees.__doc__.split())
+    assert "after replaying A, you can change your mind and record/replay a different graph B'" in doc
+    assert "using only max(mem(A, B), mem(A, B'))" in doc
+    assert "this is why this feature is called CUDA graph trees" in doc
+    says(L6, "cell-13", "each recorded as a child of A, and the two paths share the pool, using the memory of the "
+         "larger path, not of both")
