@@ -809,8 +809,8 @@ def test_a_submission_that_asks_for_max_autotune_is_given_the_longer_limit_unles
     monkeypatch.setenv("COURSE_SUBMISSION_TIMEOUT", "900")
     assert submission_timeout(searching) == 900
     exercise = get_exercise("02_compile_pipeline")  # only the grading's limit is looked at: no check needs to pass
-    assert grading.grade_file(exercise, searching, only=["recorder_graphs"]).environment["limit_s"] == 1800
-    assert grading.grade_file(exercise, searching, only=["recorder_graphs"],
+    assert grading.grade_file(exercise, searching, only=["hunter_graph"]).environment["limit_s"] == 1800
+    assert grading.grade_file(exercise, searching, only=["hunter_graph"],
                               policy=Policy(timeout=300)).environment["limit_s"] == 300
 
 

@@ -1,5 +1,6 @@
 """Lesson 2's windows into the pipeline, exercise 02's premises, and where a graph break is located."""
 
+import operator
 from types import SimpleNamespace
 
 import pytest
@@ -111,14 +112,48 @@ def _ctx(secret):
     return SimpleNamespace(seed=lambda purpose, index=0: seed_for("02_compile_pipeline", purpose, index, secret))
 
 
-def test_the_hidden_functions_give_the_graph_counts_the_grader_declares():
-    x = torch.randn(16)
-    for description, kind, first, second, graphs in ex02.hidden_functions(_ctx("public")):
-        recorder = ex02.TrustedRecorder()
+@pytest.mark.parametrize("secret", ["public", "one", "two", "three", "four", "five"])
+def test_the_hidden_functions_give_the_graphs_and_the_culprit_the_grader_declares(secret):
+    """Whatever the secret draws: the graph counts declared, a first non-finite node in each poisoned function (the
+    poison itself: its finite look-alikes, before and after it, do not count) and none in the clean one; the
+    compiled function returns eager's values."""
+    x = torch.randn(64)
+    for description, kind, first, second, graphs, poisoned in ex02.hidden_functions(_ctx(secret)):
+        fn = workload.hidden_function(kind, first, second)
+        hunter, gms = ex02.TrustedHunter(), []
+
+        def backend(gm, example_inputs, hunter=hunter, gms=gms):
+            gms.append(gm)
+            return hunter(gm, example_inputs)
+
         torch._dynamo.reset()
-        torch.compile(workload.hidden_function(kind, first, second), backend=recorder)(x)
-        assert len(recorder.graphs) == graphs, description
-        assert all(isinstance(g, dict) and sum(g.values()) > 0 for g in recorder.graphs)
+        got = torch.compile(fn, backend=backend)(x.clone())
+        torch._dynamo.reset()
+        assert hunter.graphs == graphs, description
+        torch.testing.assert_close(got, fn(x.clone()), equal_nan=True)
+        if not poisoned:
+            assert hunter.first is None and bool(torch.isfinite(got).all()), description
+            continue
+        chain = first if kind != "break" else second
+        which = next(e[1] for e in chain if isinstance(e, list))
+        assert [e for e in chain if e == workload.OPS.index(workload.DECOYS[which])], description  # look-alikes
+        graph, name = hunter.first
+        assert graph == (1 if kind == "break" else 0), description
+        target = {0: torch.log, 1: operator.truediv}[which]
+        alike = [n.name for n in gms[graph].graph.nodes if n.target is target]
+        assert name in alike[1:], (description, name, alike)  # the poison: after a finite look-alike
+
+
+def test_the_trusted_hunter_finds_an_infinity_that_the_graphs_result_no_longer_shows():
+    """The contract's point: the first non-finite node, not the graph's result: relu turns -inf back into 0."""
+    def hidden(x):
+        return torch.relu(-torch.exp(x.abs() + 1000.0))  # exp overflows to inf, neg makes it -inf, relu 0
+
+    hunter = ex02.TrustedHunter()
+    torch._dynamo.reset()
+    out = torch.compile(hidden, backend=hunter)(torch.randn(8))
+    torch._dynamo.reset()
+    assert bool(torch.isfinite(out).all()) and hunter.first == (0, "exp")
 
 
 def test_the_hidden_functions_depend_on_the_secret():

@@ -71,13 +71,13 @@ def test_a_notebooks_hidden_cells_share_one_live_grading_per_set_of_definitions(
 
     monkeypatch.setattr(selfcheck, "grade_live", fake_live)
     monkeypatch.setattr(selfcheck, "_cache", {})
-    namespace = {"GraphRecorder": object()}  # make_train_step is written further down the notebook
-    selfcheck.hidden_check("02_compile_pipeline", "recorder_ops", namespace)
+    namespace = {"NanHunter": object()}  # make_train_step is written further down the notebook
+    selfcheck.hidden_check("02_compile_pipeline", "hunter_node", namespace)
     namespace["make_train_step"] = object()
     selfcheck.hidden_check("02_compile_pipeline", "train_step_correct", namespace)  # was not ready: graded now
-    selfcheck.hidden_check("02_compile_pipeline", "recorder_ops", namespace)  # nothing redefined: no judge
-    assert asked == [("recorder_ops",), ("recorder_ops", "train_step_correct")]
-    namespace["GraphRecorder"] = object()
+    selfcheck.hidden_check("02_compile_pipeline", "hunter_node", namespace)  # nothing redefined: no judge
+    assert asked == [("hunter_node",), ("hunter_node", "train_step_correct")]
+    namespace["NanHunter"] = object()
     selfcheck.hidden_check("02_compile_pipeline", "train_step_correct", namespace)
     assert len(asked) == 3
 

@@ -1,10 +1,13 @@
 """Exercise 02: the compile pipeline.
 
-(a) ``GraphRecorder``: a Dynamo backend. ``GraphRecorder()`` makes one; Dynamo calls it with each captured
-    ``torch.fx.GraphModule`` and its example inputs; it appends to ``self.graphs`` one mapping per graph,
-    ``node.target -> count`` over the graph's ``call_function``, ``call_method`` and ``call_module``
-    nodes, and returns a callable that runs the graph. Graded on hidden functions drawn from the secret
-    (chains of ops, some split by a graph break) against what the grader's own recorder sees.
+(a) ``NanHunter``: a Dynamo backend that finds where a compiled function's values stop being finite.
+    ``NanHunter()`` makes one; Dynamo calls it with each captured ``torch.fx.GraphModule``; what it returns runs
+    the graph, and while the graph runs, the first ``call_function``/``call_method``/``call_module`` node whose
+    output holds a NaN or an infinity is kept as ``self.first = (graph index, node.name)`` (graphs numbered in
+    the order Dynamo hands them over; None while there is none). Graded on hidden functions drawn from the secret
+    (chains of ops, some split by a graph break or a data-dependent branch, with decoys that look like the
+    culprit by name) against what the grader's own hunter finds; the compiled functions must return eager's
+    values, non-finite ones included.
 (b) ``make_train_step(model, optimizer) -> step(x, y) -> loss``: one training step (forward, MSE loss,
     backward, ``optimizer.step()``, ``optimizer.zero_grad()``) of the op-by-op transformer blocks in
     ``autograder.course.models``, with whatever optimizer it is handed: the same loss and gradients as eager
@@ -27,7 +30,9 @@ from autograder.core.wire import Entry, Fn
 from autograder.course.models import mse
 from autograder.exercises.ex02_compile_pipeline.workload import (
     CONFIGS,
+    DECOYS,
     OPS,
+    POISONS,
     SGD_LR,
     build_model,
     copy_params,
@@ -35,7 +40,6 @@ from autograder.exercises.ex02_compile_pipeline.workload import (
     load_params,
     make_optimizer,
     param_count,
-    target_counts,
     train_step,
 )
 
@@ -47,9 +51,9 @@ LOSS_TOL = Tolerance(rtol=1e-4, atol=1e-6)
 # parameter's largest gradient entry, so the check means the same whatever the loss's scale.
 GRAD_RTOL, GRAD_ATOL_FRACTION = 1e-3, 1e-4
 _STEPPED = f"{WORKLOAD}:stepped"
-_RECORDER = (answer("the recorder's entries for hidden functions drawn from the secret, against what the grader's own "
-                    "recorder sees", f"{WORKLOAD}:record"),
-             answer("the compiled hidden function's result, against the grader's own", f"{WORKLOAD}:record"))
+_HUNTER = (answer("what the hunter found in hidden functions drawn from the secret, against what the grader's own "
+                  "hunter finds", f"{WORKLOAD}:hunt"),
+           answer("the compiled hidden function's result, against eager's in the grader", f"{WORKLOAD}:hunt"))
 # During timing the grader replays each block of the learner's steps eagerly from the learner's weights, but with
 # its own AdamW state: the fused step and eager drift apart within a block (H200, blocks of 20 steps: losses up
 # to 5e-4 relative, weights up to 4e-5 after a block). A wrong loss (another batch's) is off by 1e-2 or more; a
@@ -63,94 +67,127 @@ TIMED_PARAM_TOL = Tolerance(rtol=0.0, atol=3e-4)
 TIMED_UPDATE_RTOL = 1e-3
 
 
-# ---- (a) GraphRecorder ----
+# ---- (a) NanHunter ----
 
-class TrustedRecorder:
-    """What Dynamo hands a backend, counted by the contract (the grader's truth)."""
+class _Watch(torch.fx.Interpreter):
+    """Runs a graph node by node and tells ``hunter`` the first computing node whose output is not finite."""
+
+    def __init__(self, gm, hunter, index):
+        super().__init__(gm)
+        self.hunter, self.index = hunter, index
+
+    def run_node(self, n):
+        out = super().run_node(n)
+        if (self.hunter.first is None and n.op in ("call_function", "call_method", "call_module")
+                and isinstance(out, torch.Tensor) and out.is_floating_point() and not bool(torch.isfinite(out).all())):
+            self.hunter.first = (self.index, n.name)
+        return out
+
+
+class TrustedHunter:
+    """The contract, as the grader runs it: graphs numbered in the order Dynamo hands them over; ``first`` is
+    (graph, node.name) of the first call_function/call_method/call_module node, in the order the graphs and their
+    nodes ran, whose output holds a NaN or an infinity; None while there is none."""
 
     def __init__(self):
-        self.graphs = []
+        self.first, self.graphs = None, 0
 
     def __call__(self, gm, example_inputs):
-        self.graphs.append(target_counts(gm))
-        return gm.forward
+        index, self.graphs = self.graphs, self.graphs + 1
+        return lambda *args: _Watch(gm, self, index).run(*args)
 
 
-def hidden_functions(ctx: GradeContext) -> list[tuple[str, str, list[int], list[int], int]]:
-    """(description, kind, ops, more ops, graphs a recorder must see), ops drawn from the secret."""
+def hidden_functions(ctx: GradeContext) -> list[tuple[str, str, list, list, int, bool]]:
+    """(description, kind, first chain, second chain, graphs, poisoned), drawn from the secret. A poisoned chain
+    holds the op where the values stop being finite between two finite ops that look like it by name (a log
+    before and after a log, a division before and after a division)."""
     gen = torch.Generator().manual_seed(ctx.seed("recorder"))
 
+    def draw(high, low=0):
+        return int(torch.randint(low, high, (1,), generator=gen))
+
     def ops(n):
-        return [int(i) for i in torch.randint(len(OPS), (n,), generator=gen)]
+        return [draw(len(OPS)) for _ in range(n)]
 
-    return [("a chain of 5 ops", "chain", ops(5), [], 1),
-            ("two chains with torch._dynamo.graph_break() between them", "break", ops(3), ops(4), 2),
-            ("a chain, then `if x.sum() > 0:` (a data-dependent branch)", "branch", ops(2), ops(3), 2)]
+    def poisoned(n):
+        which = draw(len(POISONS))
+        decoy = OPS.index(DECOYS[which])
+        chain = ops(n)
+        before = draw(len(chain) + 1)
+        chain.insert(before, decoy)
+        at = draw(len(chain) + 1, before + 1)
+        chain.insert(at, ["poison", which])
+        chain.insert(draw(len(chain) + 1, at + 1), decoy)
+        return chain
+
+    return [("a chain of 7 ops, one of which turns the values non-finite", "chain", poisoned(4), [], 1, True),
+            ("two chains with torch._dynamo.graph_break() between them, the second turning non-finite", "break",
+             ops(3), poisoned(3), 2, True),
+            ("a chain that turns non-finite, then `if x.sum() > 0:` (a data-dependent branch), then a chain",
+             "branch", poisoned(2), ops(3), 2, True),
+            ("a chain of 6 ops that stays finite", "chain", ops(6), [], 1, False)]
 
 
-def _describe_counts(counts) -> str:
-    return "{" + ", ".join(f"{k}: {v}" for k, v in counts.items()) + "}"
+def _describe(first) -> str:
+    return "None (nothing non-finite)" if first is None else f"graph {first[0]}, node {first[1]!r}"
 
 
-def _record(ctx: GradeContext, description, kind, first, second):
-    """The learner's recorder on a hidden function (in the worker) and the grader's own (here)."""
+def _hunt(ctx: GradeContext, description, kind, first, second, graphs, poisoned):
+    """The learner's hunter on a hidden function (in the worker) and the grader's own (here): (theirs, truth)."""
     x = torch.randn(64, generator=ctx.generator("recorder-input", 0, "cpu"))
     fn = hidden_function(kind, first, second)
+    expected = fn(x.clone())  # eager: the values the compiled function must return, non-finite ones included
     torch._dynamo.reset()
-    truth = TrustedRecorder()
-    expected = torch.compile(fn, backend=truth)(x.clone())
+    truth = TrustedHunter()
+    torch.compile(fn, backend=truth)(x.clone())
     torch._dynamo.reset()
+    if truth.graphs != graphs or (truth.first is not None) != poisoned:  # the grader's premise, on this torch
+        raise RuntimeError(f"grader: {description} gave {truth.graphs} graph(s) and first non-finite "
+                           f"{_describe(truth.first)} on torch {torch.__version__}")
     if ctx.device.type != "cpu":
         x, expected = x.to(ctx.device), expected.to(ctx.device)
     slot, = ctx.put([x])
     out, = ctx.out_slots([expected.shape])
-    found = ctx.call(Fn(f"{WORKLOAD}:record"), Entry("GraphRecorder"), kind, first, second, slot, out,
-                     keep=False, what=f"compiling {description} with your GraphRecorder",
-                     hint="GraphRecorder() takes no arguments and sets self.graphs = []; __call__(self, gm, "
-                     "example_inputs) must return a callable, e.g. gm.forward").value.get("value") or {}
+    found = ctx.call(Fn(f"{WORKLOAD}:hunt"), Entry("NanHunter"), kind, first, second, slot, out,
+                     keep=False, what=f"compiling {description} with your NanHunter and calling it",
+                     hint="NanHunter() takes no arguments; __call__(self, gm, example_inputs) must return a callable "
+                     "that runs the graph").value.get("value") or {}
     check_tensor(ctx.view(out).clone(), expected, Tolerance(rtol=1e-6, atol=1e-6),
-                 f"the result of {description} compiled with your recorder")
-    if "graphs" not in found:
-        raise CheckFailed(f"GraphRecorder().graphs must be a list (one entry per graph), got "
-                          f"{found.get('not_a_list', '?')}", "set self.graphs = [] in __init__ and append to it "
-                          "in __call__")
-    return found["graphs"], truth.graphs
+                 f"the result of {description} compiled with your NanHunter")
+    if "bad" in found or "first" not in found:
+        raise CheckFailed(f"NanHunter().first must be None or a pair (graph index, node name), got "
+                          f"{found.get('bad', '?')}", "set self.first = None in __init__; when a node's output is "
+                          "not finite, and nothing was found before, keep (graph index, node.name)")
+    theirs = found["first"]
+    return (tuple(theirs) if theirs is not None else None), truth.first
 
 
-def check_recorder_graphs(ctx: GradeContext):
+def check_hunter_graph(ctx: GradeContext):
     seen = []
-    for description, kind, first, second, expected in hidden_functions(ctx):
-        graphs, truth = _record(ctx, description, kind, first, second)
-        if len(truth) != expected:  # the grader's own premise; a torch version that differs must be noticed
-            raise RuntimeError(f"grader: {description} gave {len(truth)} graphs on torch {torch.__version__}, "
-                               f"expected {expected}")
-        if len(graphs) != len(truth):
-            raise CheckFailed(f"for {description} Dynamo handed your backend {len(truth)} graph(s), but "
-                              f"GraphRecorder().graphs has {len(graphs)} entries",
-                              "append one entry per call of __call__: Dynamo calls the backend once per graph")
-        seen.append(f"{description}: {len(graphs)}")
-    return "graph counts right for " + "; ".join(seen)
+    for case in hidden_functions(ctx):
+        theirs, truth = _hunt(ctx, *case)
+        if (theirs is None) != (truth is None) or (truth is not None and theirs[0] != truth[0]):
+            raise CheckFailed(f"for {case[0]} your NanHunter found {_describe(theirs)}; the values first stop being "
+                              f"finite in graph {truth[0]}" if truth is not None else
+                              f"for {case[0]} your NanHunter found {_describe(theirs)}, but every value stays finite",
+                              _GRAPH_HINT)
+        seen.append("none" if truth is None else f"graph {truth[0]}")
+    return "the right graph on every hidden function (" + ", ".join(seen) + ")"
 
 
-def check_recorder_ops(ctx: GradeContext):
-    total = 0
-    for description, kind, first, second, _ in hidden_functions(ctx):
-        graphs, truth = _record(ctx, description, kind, first, second)
-        if len(graphs) != len(truth):
-            raise CheckFailed(f"for {description} your recorder has {len(graphs)} graph entries, Dynamo made "
-                              f"{len(truth)}", "fix the graph count first (the check above)")
-        for i, (got, want) in enumerate(zip(graphs, truth, strict=True)):
-            if "__type__" in got:
-                raise CheckFailed(f"graphs[{i}] must map node.target -> count (a dict or Counter), "
-                                  f"got {got['__type__']}")
-            if got != want:
-                raise CheckFailed(
-                    f"for {description}, graph {i}: your recorder counted {_describe_counts(got)}, but "
-                    f"the graph holds {_describe_counts(want)}",
-                    "count node.target over nodes whose node.op is call_function, call_method or call_module "
-                    "(placeholders and outputs are not ops)")
-            total += sum(want.values())
-    return f"op counts right for every graph ({total} ops in all)"
+def check_hunter_node(ctx: GradeContext):
+    for case in hidden_functions(ctx):
+        theirs, truth = _hunt(ctx, *case)
+        if theirs != truth:
+            raise CheckFailed(f"for {case[0]} your NanHunter found {_describe(theirs)}; the first node whose output "
+                              f"is not finite is {_describe(truth)}", _NODE_HINT)
+    return "the first non-finite node of every hidden function, and None where there is none"
+
+
+_GRAPH_HINT = ("Dynamo calls your backend once per graph, in order: number the graphs as they arrive, and let what you "
+               "return for a graph know its number")
+_NODE_HINT = ("look at every node's output while the graph runs, not at the graph's result: a NaN can vanish again "
+              "(relu and sigmoid of -inf are finite), and nodes after the first are not finite either")
 
 
 # ---- (b) a training step ----
@@ -323,18 +360,18 @@ def check_train_speed(ctx: GradeContext):
 
 EXERCISE = Exercise(
     id=ID,
-    title="The compile pipeline: a recording backend and a compiled training step",
-    entry_points=("GraphRecorder", "make_train_step"),
+    title="The compile pipeline: a NaN-hunting backend and a compiled training step",
+    entry_points=("NanHunter", "make_train_step"),
     judge_compiles=True,  # the truth for hidden functions: torch.compile(fn, backend=...) in the judge
     baseline="the eager training step",
     speed_gate=1.5,
     checks=(
-        # The recorder runs where Dynamo calls it, in your process: its entries are an answer, compared with what
-        # the grader's own recorder sees on hidden functions drawn from the secret.
-        Check("recorder_graphs", "GraphRecorder records one entry per graph", 2, check_recorder_graphs,
-              ("GraphRecorder",), kind="structure", decided_by=_RECORDER),
-        Check("recorder_ops", "GraphRecorder counts each graph's ops by target", 3, check_recorder_ops,
-              ("GraphRecorder",), kind="structure", hidden=True, decided_by=_RECORDER),
+        # The hunter runs where Dynamo calls it, in your process: what it found is an answer, compared with what
+        # the grader's own hunter finds in hidden functions drawn from the secret.
+        Check("hunter_graph", "NanHunter finds the graph where the values stop being finite", 2, check_hunter_graph,
+              ("NanHunter",), kind="structure", decided_by=_HUNTER),
+        Check("hunter_node", "NanHunter finds the first node whose output is not finite", 3, check_hunter_node,
+              ("NanHunter",), kind="structure", hidden=True, decided_by=_HUNTER),
         Check("train_step_correct", "the training step matches eager: loss and gradients", 3,
               check_train_correct, ("make_train_step",), hidden=True, decided_by=(
                   answer("each step's loss, read from the grader's memory, against its own eager step from the same "
@@ -351,16 +388,18 @@ EXERCISE = Exercise(
               diagnose=speed_diagnosis, diagnostics=SPEED_DIAGNOSTICS),
     ),
     hints={
-        "recorder_graphs": [
-            "Dynamo calls your backend once for every graph it captures; a graph break means two graphs.",
-            "Dynamo runs whatever your backend returns in the graph's place. What must __call__ return so the "
-            "compiled function still computes its result, and what can it keep of gm before returning?",
+        "hunter_graph": [
+            "Dynamo calls your backend once for every graph it captures (a graph break means two graphs), and runs "
+            "what the backend returns each time the compiled function reaches that graph. Which of the two moments "
+            "can see the values?",
+            "What you return for a graph can be any callable: a function defined inside __call__ remembers the "
+            "graph it was made for, and its number.",
         ],
-        "recorder_ops": [
-            "Walk gm.graph.nodes; each node has .op ('placeholder', 'call_function', 'call_method', "
-            "'call_module', 'get_attr', 'output') and .target.",
-            "Print gm.graph for a small function compiled with your recorder: which nodes are ops, and what is the "
-            "target of each? collections.Counter counts what you give it.",
+        "hunter_node": [
+            "The graph's result is too late to tell which node went wrong. torch.fx.Interpreter runs a GraphModule "
+            "one node at a time: what could a subclass do after each node runs?",
+            "Only the first non-finite output counts: once self.first is set, later nodes and later graphs must not "
+            "change it. torch.isfinite(t).all() tells a tensor's case.",
         ],
         "train_step_correct": [
             "step(x, y) must do what train_step does: forward, mse loss, backward, optimizer.step(), zero_grad.",

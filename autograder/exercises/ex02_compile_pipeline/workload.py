@@ -1,9 +1,7 @@
-"""Exercise 02's workload: the eager training step to beat, the op chains a recording backend is graded on, and
+"""Exercise 02's workload: the eager training step to beat, the op chains a NaN-hunting backend is graded on, and
 what the grader runs in the submission's process (a step, then the weights copied out)."""
 
 from __future__ import annotations
-
-from collections.abc import Mapping
 
 import torch
 
@@ -86,7 +84,7 @@ def step_events(step, *batches) -> dict:
             "breaks": len(events.graph_breaks)}
 
 
-# ---- the recording backend's hidden functions ----
+# ---- the NaN hunter's hidden functions ----
 
 def _half(x):
     return x * 0.5
@@ -100,11 +98,27 @@ def _neg(x):
     return x.neg()
 
 
-def _square(x):
-    return x * x
+def _log_of_norm(x):  # a log that stays finite: a hunter that guesses by an op's name meets it first
+    return torch.log(x.abs() + 1.0)
 
 
-OPS = (torch.sin, torch.cos, torch.tanh, torch.relu, torch.sigmoid, torch.abs, _half, _shift, _neg, _square)
+def _scaled(x):  # a division that stays finite, likewise
+    return x / (x.abs() + 1.0)
+
+
+def _log_of_negative(x):  # NaN in every element: abs, add and neg stay finite, the log does not
+    return torch.log(-(x.abs() + 1.0))
+
+
+def _over_zero(x):  # inf where x != 0, NaN where x == 0: the subtraction stays finite, the division does not
+    return x / (x - x)
+
+
+# Every op keeps finite values finite, within a few units of its input (no square: a chain of them overflows)
+OPS = (torch.sin, torch.cos, torch.tanh, torch.relu, torch.sigmoid, torch.abs, _half, _shift, _neg, _log_of_norm,
+       _scaled)
+POISONS = (_log_of_negative, _over_zero)
+DECOYS = (_log_of_norm, _scaled)  # DECOYS[i] looks like POISONS[i] by name, and stays finite
 
 
 def _chain(ops):
@@ -115,10 +129,14 @@ def _chain(ops):
     return run
 
 
-def hidden_function(kind: str, first: list[int], second: list[int] | None = None):
-    """A chain of ``OPS[i]``; "break": two chains with ``torch._dynamo.graph_break()`` between them; "branch":
-    a chain, then a data-dependent ``if`` (Dynamo breaks there), then another."""
-    head, tail = _chain([OPS[i] for i in first]), _chain([OPS[i] for i in (second or [])])
+def hidden_function(kind: str, first: list, second: list | None = None):
+    """A chain of ops; "break": two chains with ``torch._dynamo.graph_break()`` between them; "branch": a chain,
+    then a data-dependent ``if`` (Dynamo breaks there), then another. Each chain is a list of ``OPS`` indices, and
+    an entry ``("poison", i)`` is ``POISONS[i]``, the op where the values stop being finite."""
+    def op(entry):
+        return POISONS[entry[1]] if isinstance(entry, (list, tuple)) else OPS[entry]
+
+    head, tail = _chain([op(e) for e in first]), _chain([op(e) for e in (second or [])])
     if kind == "chain":
         return head
 
@@ -131,47 +149,34 @@ def hidden_function(kind: str, first: list[int], second: list[int] | None = None
 
     def with_branch(x):
         x = head(x)
-        if x.sum() > 0:
+        if x.sum() > 0:  # a NaN sum is not > 0: the branch a poisoned head takes is the second
             return tail(x)
         return -tail(x)
     return with_branch
 
 
-def target_name(target) -> str:
-    if isinstance(target, str):
-        return repr(target)
-    module = getattr(target, "__module__", "") or ""
-    name = getattr(target, "__name__", str(target))
-    return f"operator.{name}" if module in ("_operator", "operator") else f"{module}.{name}".lstrip(".")
+def first_non_finite(hunter) -> dict:
+    """What ``hunter.first`` holds, checked for its form: ``{"first": None}``, ``{"first": [graph, node name]}``, or
+    ``{"bad": description}``."""
+    first = getattr(hunter, "first", "<missing>")
+    if first is None:
+        return {"first": None}
+    if isinstance(first, str) or not isinstance(first, (list, tuple)) or len(first) != 2:
+        return {"bad": f"{type(first).__name__} {first!r:.60}"}
+    graph, node = first
+    if type(graph) is not int or not isinstance(node, str):
+        return {"bad": f"({type(graph).__name__}, {type(node).__name__})"}
+    return {"first": [graph, str(node)]}
 
 
-def target_counts(gm: torch.fx.GraphModule) -> dict[str, int]:
-    """The contract: node.target -> count over call_function, call_method and call_module nodes (by name)."""
-    counts: dict[str, int] = {}
-    for n in gm.graph.nodes:
-        if n.op in ("call_function", "call_method", "call_module"):
-            counts[target_name(n.target)] = counts.get(target_name(n.target), 0) + 1
-    return counts
-
-
-def record(recorder_cls, kind: str, first: list[int], second: list[int] | None, x: torch.Tensor,
-           out: torch.Tensor) -> dict:
-    """Compile a hidden function with ``recorder_cls()`` as the backend, from a clean Dynamo cache; the result
-    goes into ``out``; returns what the recorder kept, by target name."""
+def hunt(hunter_cls, kind: str, first: list, second: list | None, x: torch.Tensor, out: torch.Tensor) -> dict:
+    """Compile a hidden function with ``hunter_cls()`` as the backend, from a clean Dynamo cache, and call it once;
+    the result goes into ``out``; returns what the hunter found (:func:`first_non_finite`)."""
     fn = hidden_function(kind, first, second)
     torch._dynamo.reset()  # the hidden functions share code objects: without this a second compile is cached
-    recorder = recorder_cls()
+    hunter = hunter_cls()
     try:
-        out.copy_(torch.compile(fn, backend=recorder)(x.clone()))
+        out.copy_(torch.compile(fn, backend=hunter)(x.clone()))
     finally:
         torch._dynamo.reset()
-    graphs = getattr(recorder, "graphs", None)
-    if not isinstance(graphs, list):
-        return {"not_a_list": type(graphs).__name__}
-    kept = []
-    for g in graphs:
-        if not isinstance(g, Mapping):
-            kept.append({"__type__": type(g).__name__})
-            continue
-        kept.append({target_name(k): int(v) for k, v in g.items() if v})
-    return {"graphs": kept}
+    return first_non_finite(hunter)
