@@ -99,8 +99,10 @@ def test_a_wrong_or_cheating_submission_is_rejected_for_its_reason(case, monkeyp
 @pytest.mark.parametrize("case", [c for c in CPU_CASES if c.outcome in ("passed", "diagnosed")], ids=_id)
 def test_an_honest_alternative_passes_and_a_wrong_structure_only_the_worker_sees_is_noted_not_graded(case):
     report = _grade(case, policy=POLICY)
-    if _could_not_tell(report):  # a loaded runner: as the grader's message advises, grade again (once: a second
-        report = _grade(case, policy=POLICY)  # "could not tell" fails, so a grader that never decides cannot pass)
+    for _ in range(2):  # a loaded runner: as the grader's message advises, grade again, twice at most (CI ran two in
+        if not _could_not_tell(report):  # a row on 2026-11-29); a third "could not tell" fails, so a grader that
+            break  # never decides cannot pass
+        report = _grade(case, policy=POLICY)
     ok, why = cases.verdict(case, report)
     assert ok, f"{case.name}: {why}\n" + "\n".join(report.lines())
 

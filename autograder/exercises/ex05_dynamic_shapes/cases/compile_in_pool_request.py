@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: few_graphs | reason: something compiled while serving | device: any | class: 4
+# outcome: rejected | kind: cheat | checks: few_graphs | reason: something compiled while serving / was stopped after | device: any | class: 4
 # Found by a red team (2026-11-27): before each unseen request the judge shared its input in a request of its own,
 # untimed, whose size gives the length away. This submission rebinds the worker's pool handler to compile the
 # bucket of that length there, so the timed request finds it ready (lazy buckets, no spike), and puts Dynamo's

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: few_graphs | reason: something compiled | device: cpu | class: 7
+# outcome: rejected | kind: cheat | checks: few_graphs | reason: something compiled / was stopped after | device: cpu | class: 7
 # After the sixteenth red team (2026-11-29, CPU): one static graph per exact length, compiled the first time the
 # length arrives (unseen ones included) with the cheapest backend ("eager": Dynamo traces, Inductor never runs),
 # each length in a fresh code object so that no frame ever recompiles (Dynamo's recompile limit and the grader's

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: few_graphs | reason: something compiled while serving | device: gpu | class: 4
+# outcome: rejected | kind: cheat | checks: few_graphs | reason: something compiled while serving / was stopped after | device: gpu | class: 4
 # Found by an independent red team: compiles each length bucket lazily, while serving (unseen lengths too, with
 # the compiler's stance set back to default inside the call), and makes every request slow (a 0.3 s sleep) so
 # that a threshold of 20x the steady latency (6 s) hides each compile; it also puts Dynamo's graph counter back

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: few_graphs | reason: compiled while serving | device: any | class: 7
+# outcome: rejected | kind: cheat | checks: few_graphs | reason: compiled while serving / was stopped after | device: any | class: 7
 # Compiles each bucket the first time a request needs it, and turns fail_on_recompile off inside the call so the
 # stance cannot stop it: the compile still happens while a request waits, and the judge's clock sees it.
 import torch

@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: few_graphs | reason: compiled while serving | device: any | class: 7
+# outcome: rejected | kind: cheat | checks: few_graphs | reason: compiled while serving / was stopped after | device: any | class: 7
 # A red team (2026-11-27): forks CPU burners at import, which ran while the judge timed its own eager request (the
 # yardstick few_graphs' limit is scaled by) and inflated it; the server sleeps to a steady 0.15 s and compiles each
 # bucket lazily. The judge now times its yardstick with the submission's processes stopped.
