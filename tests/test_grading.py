@@ -920,3 +920,26 @@ def test_a_thread_left_running_fails_a_check_only_if_it_works_beside_it(kind):
             assert re.search(r"side[^:;]*(: |, ended during the check: )\d+\.\d\d s of CPU", result.message), \
                 result.message
             assert result.message.count("s of CPU") == 1, result.message  # one thread, listed once
+
+
+def test_a_worker_sets_its_heap_aside_after_each_call_and_a_live_one_does_not():
+    """A collection of the oldest generation scanned the whole heap (torch, Dynamo, the compiled code): 0.2 s of
+    CPU that landed in one of 05's unseen requests on a loaded CI. A worker process freezes what is alive after
+    each call (gc.freeze), so a later collection scans only what the next request makes; the learner's own kernel
+    (a live grading) is left alone. Run in a process of its own: freezing is process-wide."""
+    script = """
+import gc
+from autograder.core.wire import Fn
+from autograder.core.worker import Worker
+heap = [[i] for i in range(200_000)]
+call = {"fn": Fn("autograder.core.timing:synchronize"), "args": [None], "keep": False}
+Worker(namespace={}).op_invoke(call)
+live = gc.get_freeze_count()
+Worker().op_invoke(call)
+print(live, gc.get_freeze_count(), len(gc.get_objects(2)))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    live, frozen, oldest = (int(n) for n in done.stdout.split())
+    assert live == 0, done.stdout
+    assert frozen >= 200_000 and oldest < 1_000, done.stdout
