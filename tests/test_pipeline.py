@@ -1,6 +1,5 @@
 """Lesson 2's windows into the pipeline, exercise 02's premises, and where a graph break is located."""
 
-import operator
 from types import SimpleNamespace
 
 import pytest
@@ -113,13 +112,12 @@ def _ctx(secret):
 
 
 @pytest.mark.parametrize("secret", ["public", "one", "two", "three", "four", "five"])
-def test_the_hidden_functions_give_the_graphs_and_the_culprit_the_grader_declares(secret):
-    """Whatever the secret draws: the graph counts declared, a first non-finite node in each poisoned function (the
-    poison itself: its finite look-alikes, before and after it, do not count) and none in the clean one; the
-    compiled function returns eager's values."""
-    x = torch.randn(64)
-    for description, kind, first, second, graphs, poisoned in ex02.hidden_functions(_ctx(secret)):
-        fn = workload.hidden_function(kind, first, second)
+def test_the_hidden_functions_go_wrong_where_the_values_decide_and_only_on_the_armed_call(secret):
+    """Whatever the secret draws: nothing non-finite on the calm call; on the armed one a first non-finite node in
+    each poisoned function, a risky op (log(x - t[i])) that is not the first risky op of the function (that one's
+    threshold stays safe), and none in the clean one; the compiled function returns eager's values both times."""
+    for h in ex02.hidden_functions(_ctx(secret)):
+        fn = workload.hidden_function(h.kind, h.first, h.second)
         hunter, gms = ex02.TrustedHunter(), []
 
         def backend(gm, example_inputs, hunter=hunter, gms=gms):
@@ -127,21 +125,38 @@ def test_the_hidden_functions_give_the_graphs_and_the_culprit_the_grader_declare
             return hunter(gm, example_inputs)
 
         torch._dynamo.reset()
-        got = torch.compile(fn, backend=backend)(x.clone())
+        compiled = torch.compile(fn, backend=backend)
+        torch.testing.assert_close(compiled(h.x.clone(), h.calm.clone()), fn(h.x.clone(), h.calm.clone()))
+        assert hunter.first is None, h.description
+        got = compiled(h.x.clone(), h.armed.clone())
         torch._dynamo.reset()
-        assert hunter.graphs == graphs, description
-        torch.testing.assert_close(got, fn(x.clone()), equal_nan=True)
-        if not poisoned:
-            assert hunter.first is None and bool(torch.isfinite(got).all()), description
+        torch.testing.assert_close(got, fn(h.x.clone(), h.armed.clone()), equal_nan=True)
+        if not h.poisoned:
+            assert hunter.first is None and bool(torch.isfinite(got).all()), h.description
             continue
-        chain = first if kind != "break" else second
-        which = next(e[1] for e in chain if isinstance(e, list))
-        assert [e for e in chain if e == workload.OPS.index(workload.DECOYS[which])], description  # look-alikes
         graph, name = hunter.first
-        assert graph == (1 if kind == "break" else 0), description
-        target = {0: torch.log, 1: operator.truediv}[which]
-        alike = [n.name for n in gms[graph].graph.nodes if n.target is target]
-        assert name in alike[1:], (description, name, alike)  # the poison: after a finite look-alike
+        logs = [n.name for n in gms[graph].graph.nodes if n.target is torch.log]
+        assert name in logs, (h.description, name, logs)  # a risky op, found by running it
+        if graph == 0:
+            assert name != logs[0], (h.description, name)  # not the first risky op: its threshold is safe
+
+
+def test_which_risky_op_goes_wrong_is_an_input_of_the_graph_not_a_constant_in_it():
+    """A red team's hunter named the culprit from the graph's structure alone (the old culprits failed for every
+    input). Now every risky op is the same subgraph, log(x - t[i]), with its threshold read from an input."""
+    h = ex02.hidden_functions(_ctx("public"))[0]
+    gms = []
+
+    def backend(gm, example_inputs):
+        gms.append(gm)
+        return gm.forward
+
+    torch._dynamo.reset()
+    torch.compile(workload.hidden_function(h.kind, h.first, h.second), backend=backend)(h.x, h.calm)
+    torch._dynamo.reset()
+    shapes = [(n.args[0].target, type(n.args[0].args[1]).__name__) for n in gms[0].graph.nodes
+              if n.target is torch.log]
+    assert len(shapes) == 3 and len(set(shapes)) == 1, shapes  # the same form: a subtraction of a graph value
 
 
 def test_the_trusted_hunter_finds_an_infinity_that_the_graphs_result_no_longer_shows():
@@ -159,7 +174,8 @@ def test_the_trusted_hunter_finds_an_infinity_that_the_graphs_result_no_longer_s
 def test_the_hidden_functions_depend_on_the_secret():
     a = ex02.hidden_functions(_ctx("one"))
     b = ex02.hidden_functions(_ctx("two"))
-    assert [f[2:4] for f in a] != [f[2:4] for f in b]
+    assert [(f.first, f.second) for f in a] != [(f.first, f.second) for f in b]
+    assert not all(torch.equal(f.armed, g.armed) for f, g in zip(a, b, strict=True))
 
 
 def test_the_eager_train_step_returns_the_loss_and_updates_every_weight():

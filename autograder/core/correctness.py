@@ -63,9 +63,13 @@ def check_tensor(out, expected: torch.Tensor, tol: Tolerance, what: str = "outpu
     out_d, exp_d = out.detach(), expected.detach()
     finite = _isfinite(exp_d)
     if not bool(_equal(_isfinite(out_d), finite)):
-        bad = int((_isfinite(out_d) != finite).sum())
-        raise CheckFailed(f"{what} has {bad} non-finite values (NaN or inf) where the reference is finite",
-                          "look for uninitialised memory (torch.empty) or a division by zero")
+        extra = int((~_isfinite(out_d) & finite).sum())
+        if extra:
+            raise CheckFailed(f"{what} has {extra} non-finite values (NaN or inf) where the reference is finite",
+                              "look for uninitialised memory (torch.empty) or a division by zero")
+        raise CheckFailed(f"{what} is finite at {int((_isfinite(out_d) & ~finite).sum())} places where the reference "
+                          "holds NaN or inf", "the reference's non-finite values are part of its result: do not "
+                          "replace or clean them (nan_to_num, clamp)")
     close = _isclose(out_d, exp_d, rtol=tol.rtol, atol=tol.atol) | ~finite
     if not bool(close.all()):
         diff = (out_d.double() - exp_d.double()).abs().masked_fill(~finite, 0)

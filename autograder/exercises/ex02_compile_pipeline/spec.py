@@ -5,9 +5,10 @@
     the graph, and while the graph runs, the first ``call_function``/``call_method``/``call_module`` node whose
     output holds a NaN or an infinity is kept as ``self.first = (graph index, node.name)`` (graphs numbered in
     the order Dynamo hands them over; None while there is none). Graded on hidden functions drawn from the secret
-    (chains of ops, some split by a graph break or a data-dependent branch, with decoys that look like the
-    culprit by name) against what the grader's own hunter finds; the compiled functions must return eager's
-    values, non-finite ones included.
+    (chains of ops, some split by a graph break or a data-dependent branch), each compiled once and called twice:
+    calm (all finite: ``first`` must stay None), then armed, where risky ops that all look alike, log(x - t[i])
+    with the thresholds an input, go wrong or not by that call's values; against what the grader's own hunter
+    finds. The compiled functions must return eager's values, NaN and each infinity in place.
 (b) ``make_train_step(model, optimizer) -> step(x, y) -> loss``: one training step (forward, MSE loss,
     backward, ``optimizer.step()``, ``optimizer.zero_grad()``) of the op-by-op transformer blocks in
     ``autograder.course.models``, with whatever optimizer it is handed: the same loss and gradients as eager
@@ -18,6 +19,8 @@
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import torch
 
@@ -30,9 +33,8 @@ from autograder.core.wire import Entry, Fn
 from autograder.course.models import mse
 from autograder.exercises.ex02_compile_pipeline.workload import (
     CONFIGS,
-    DECOYS,
     OPS,
-    POISONS,
+    SAFE,
     SGD_LR,
     build_model,
     copy_params,
@@ -97,90 +99,172 @@ class TrustedHunter:
         return lambda *args: _Watch(gm, self, index).run(*args)
 
 
-def hidden_functions(ctx: GradeContext) -> list[tuple[str, str, list, list, int, bool]]:
-    """(description, kind, first chain, second chain, graphs, poisoned), drawn from the secret. A poisoned chain
-    holds the op where the values stop being finite between two finite ops that look like it by name (a log
-    before and after a log, a division before and after a division)."""
+@dataclass(frozen=True)
+class Hidden:
+    """One hidden function and its two calls: thresholds ``calm`` (every value stays finite), then ``armed``."""
+
+    description: str
+    kind: str
+    first: list
+    second: list
+    poisoned: bool  # whether the armed call turns non-finite somewhere
+    x: torch.Tensor
+    calm: torch.Tensor
+    armed: torch.Tensor
+
+
+def _armed_thresholds(h_kind: str, first: list, second: list, x: torch.Tensor, k: int, culprit: int | None,
+                      gen: torch.Generator) -> torch.Tensor:
+    """Thresholds for the armed call, set op by op from the values that reach each risky op (run eagerly, in
+    execution order): the first risky op's stays SAFE; those before ``culprit`` fall just below every value there
+    (finite: look-alikes, in the data's own range), the culprit's within the values (log of a negative: NaN); after
+    it, any. ``culprit`` None: every one below."""
+    t = torch.full((k,), SAFE)
+
+    def u(lo, hi):
+        return lo + (hi - lo) * float(torch.rand(1, generator=gen))
+
+    def run(chain, v):
+        for entry in chain:
+            if not isinstance(entry, list):
+                v = OPS[entry](v)
+                continue
+            i = entry[1]
+            if i > 0 and (culprit is None or i < culprit):
+                t[i] = float(v.min()) - u(0.05, 0.5)
+            elif i > 0 and i == culprit:
+                t[i] = float(torch.quantile(v, u(0.05, 0.5)))
+            elif i > 0:
+                t[i] = u(-1.0, 1.0)
+            v = torch.log(v - t[i])
+        return v
+
+    v = run(first, x)
+    if h_kind == "branch" and not bool(v.sum() > 0):
+        v = -run(second, v)
+    elif second:
+        run(second, v)
+    return t
+
+
+def hidden_functions(ctx: GradeContext) -> list[Hidden]:
+    """Drawn from the secret. Every risky op is log(x - t[i]) with its threshold an input; each function is called
+    with calm thresholds (SAFE: all finite) and then armed ones (:func:`_armed_thresholds`), all within the values
+    the chain makes, so which op goes wrong first, if any, is told only by the values of that call."""
     gen = torch.Generator().manual_seed(ctx.seed("recorder"))
 
     def draw(high, low=0):
         return int(torch.randint(low, high, (1,), generator=gen))
 
-    def ops(n):
-        return [draw(len(OPS)) for _ in range(n)]
+    def chain(n, risky):
+        steps = [draw(len(OPS)) for _ in range(n)]
+        for _ in range(risky):
+            at = draw(len(steps) + 1)
+            steps[at:at] = [["log"], draw(len(OPS))]  # a risky op, and an op after it
+        return steps
 
-    def poisoned(n):
-        which = draw(len(POISONS))
-        decoy = OPS.index(DECOYS[which])
-        chain = ops(n)
-        before = draw(len(chain) + 1)
-        chain.insert(before, decoy)
-        at = draw(len(chain) + 1, before + 1)
-        chain.insert(at, ["poison", which])
-        chain.insert(draw(len(chain) + 1, at + 1), decoy)
-        return chain
+    def numbered(*chains):  # risky ops numbered in execution order, head before tail
+        k = 0
+        for c in chains:
+            for entry in c:
+                if isinstance(entry, list):
+                    entry[:] = ["log", k]
+                    k += 1
+        return k
 
-    return [("a chain of 7 ops, one of which turns the values non-finite", "chain", poisoned(4), [], 1, True),
-            ("two chains with torch._dynamo.graph_break() between them, the second turning non-finite", "break",
-             ops(3), poisoned(3), 2, True),
-            ("a chain that turns non-finite, then `if x.sum() > 0:` (a data-dependent branch), then a chain",
-             "branch", poisoned(2), ops(3), 2, True),
-            ("a chain of 6 ops that stays finite", "chain", ops(6), [], 1, False)]
+    plans = [("a chain of ops with three risky ones", "chain", (6, 3), (0, 0), True),
+             ("two chains with torch._dynamo.graph_break() between them", "break", (3, 1), (3, 2), True),
+             ("a chain, then `if x.sum() > 0:` (a data-dependent branch), then a chain", "branch", (3, 2), (3, 0),
+              True),
+             ("a chain whose risky ops all stay finite", "chain", (5, 2), (0, 0), False)]
+    found = []
+    for description, kind, (n1, r1), (n2, r2), poisoned in plans:
+        first, second = chain(n1, r1), chain(n2, r2)
+        k = numbered(first, second)
+        x = 2 * torch.randn(64, generator=gen)
+        culprit = draw(k, 1) if poisoned else None  # never the first risky op: its threshold stays SAFE
+        armed = _armed_thresholds(kind, first, second, x, k, culprit, gen)
+        found.append(Hidden(description, kind, first, second, poisoned, x, torch.full((k,), SAFE), armed))
+    return found
 
 
 def _describe(first) -> str:
     return "None (nothing non-finite)" if first is None else f"graph {first[0]}, node {first[1]!r}"
 
 
-def _hunt(ctx: GradeContext, description, kind, first, second, graphs, poisoned):
-    """The learner's hunter on a hidden function (in the worker) and the grader's own (here): (theirs, truth)."""
-    x = torch.randn(64, generator=ctx.generator("recorder-input", 0, "cpu"))
-    fn = hidden_function(kind, first, second)
-    expected = fn(x.clone())  # eager: the values the compiled function must return, non-finite ones included
+def _same_non_finite(out: torch.Tensor, expected: torch.Tensor, what: str) -> None:
+    """NaN where eager has NaN, and each infinity with its sign: check_tensor compares the finite values only."""
+    for name, test in (("NaN", torch.isnan), ("+inf", torch.isposinf), ("-inf", torch.isneginf)):
+        if not bool(torch.equal(test(out), test(expected))):
+            raise CheckFailed(f"{what} has {name} at {int((test(out) != test(expected)).sum())} place(s) where eager "
+                              f"has something else", "run the graph as it is: its non-finite values are part of "
+                              "its result")
+
+
+def _hunt(ctx: GradeContext, h: Hidden):
+    """The learner's hunter on a hidden function (in the worker) and the grader's own (here), each called calm then
+    armed: ((theirs after calm, theirs after armed), (truth after calm, truth after armed))."""
+    fn = hidden_function(h.kind, h.first, h.second)
+    expected = [fn(h.x.clone(), t.clone()) for t in (h.calm, h.armed)]  # eager: non-finite values included
     torch._dynamo.reset()
     truth = TrustedHunter()
-    torch.compile(fn, backend=truth)(x.clone())
+    compiled = torch.compile(fn, backend=truth)
+    compiled(h.x.clone(), h.calm.clone())
+    truth_calm = truth.first
+    compiled(h.x.clone(), h.armed.clone())
     torch._dynamo.reset()
-    if truth.graphs != graphs or (truth.first is not None) != poisoned:  # the grader's premise, on this torch
-        raise RuntimeError(f"grader: {description} gave {truth.graphs} graph(s) and first non-finite "
-                           f"{_describe(truth.first)} on torch {torch.__version__}")
-    if ctx.device.type != "cpu":
-        x, expected = x.to(ctx.device), expected.to(ctx.device)
-    slot, = ctx.put([x])
-    out, = ctx.out_slots([expected.shape])
-    found = ctx.call(Fn(f"{WORKLOAD}:hunt"), Entry("NanHunter"), kind, first, second, slot, out,
-                     keep=False, what=f"compiling {description} with your NanHunter and calling it",
+    if truth_calm is not None or (truth.first is not None) != h.poisoned:  # the grader's premise, on this torch
+        raise RuntimeError(f"grader: {h.description} gave {_describe(truth_calm)} on the calm call and "
+                           f"{_describe(truth.first)} on the armed one, on torch {torch.__version__}")
+    x, calm, armed = (t.to(ctx.device) for t in (h.x, h.calm, h.armed))
+    slots = ctx.put([x, calm, armed])
+    outs = ctx.out_slots([h.x.shape, h.x.shape])
+    found = ctx.call(Fn(f"{WORKLOAD}:hunt"), Entry("NanHunter"), h.kind, h.first, h.second, *slots, *outs,
+                     keep=False, what=f"compiling {h.description} with your NanHunter and calling it twice",
                      hint="NanHunter() takes no arguments; __call__(self, gm, example_inputs) must return a callable "
                      "that runs the graph").value.get("value") or {}
-    check_tensor(ctx.view(out).clone(), expected, Tolerance(rtol=1e-6, atol=1e-6),
-                 f"the result of {description} compiled with your NanHunter")
-    if "bad" in found or "first" not in found:
-        raise CheckFailed(f"NanHunter().first must be None or a pair (graph index, node name), got "
-                          f"{found.get('bad', '?')}", "set self.first = None in __init__; when a node's output is "
-                          "not finite, and nothing was found before, keep (graph index, node.name)")
-    theirs = found["first"]
-    return (tuple(theirs) if theirs is not None else None), truth.first
+    for out, want, call in zip(outs, expected, ("first", "second"), strict=True):
+        got, want = ctx.view(out).clone(), want.to(ctx.device)
+        what = f"the result of {h.description} compiled with your NanHunter ({call} call)"
+        check_tensor(got, want, Tolerance(rtol=1e-6, atol=1e-6), what)
+        _same_non_finite(got, want, what)
+    answers = []
+    for call in ("calm", "armed"):
+        got = found.get(call) if isinstance(found.get(call), dict) else {}
+        if "bad" in got or "first" not in got:
+            raise CheckFailed(f"NanHunter().first must be None or a pair (graph index, node name), got "
+                              f"{got.get('bad', '?')}", "set self.first = None in __init__; when a node's output is "
+                              "not finite, and nothing was found before, keep (graph index, node.name)")
+        answers.append(tuple(got["first"]) if got["first"] is not None else None)
+    return tuple(answers), (truth_calm, truth.first)
+
+
+_CALM = ("after the first call, whose values all stay finite, your NanHunter held {theirs}: it must hold None until "
+         "a graph's run makes a NaN or an infinity")
 
 
 def check_hunter_graph(ctx: GradeContext):
     seen = []
-    for case in hidden_functions(ctx):
-        theirs, truth = _hunt(ctx, *case)
+    for h in hidden_functions(ctx):
+        (calm, theirs), (_, truth) = _hunt(ctx, h)
+        if calm is not None:
+            raise CheckFailed(f"for {h.description}: " + _CALM.format(theirs=_describe(calm)), _GRAPH_HINT)
         if (theirs is None) != (truth is None) or (truth is not None and theirs[0] != truth[0]):
-            raise CheckFailed(f"for {case[0]} your NanHunter found {_describe(theirs)}; the values first stop being "
-                              f"finite in graph {truth[0]}" if truth is not None else
-                              f"for {case[0]} your NanHunter found {_describe(theirs)}, but every value stays finite",
-                              _GRAPH_HINT)
+            raise CheckFailed(f"for {h.description}, on the second call your NanHunter found {_describe(theirs)}; "
+                              + (f"the values first stop being finite in graph {truth[0]}" if truth is not None else
+                                 "every value stays finite"), _GRAPH_HINT)
         seen.append("none" if truth is None else f"graph {truth[0]}")
-    return "the right graph on every hidden function (" + ", ".join(seen) + ")"
+    return "the right graph on every hidden function (" + ", ".join(seen) + "), None while all stayed finite"
 
 
 def check_hunter_node(ctx: GradeContext):
-    for case in hidden_functions(ctx):
-        theirs, truth = _hunt(ctx, *case)
+    for h in hidden_functions(ctx):
+        (calm, theirs), (_, truth) = _hunt(ctx, h)
+        if calm is not None:
+            raise CheckFailed(f"for {h.description}: " + _CALM.format(theirs=_describe(calm)), _NODE_HINT)
         if theirs != truth:
-            raise CheckFailed(f"for {case[0]} your NanHunter found {_describe(theirs)}; the first node whose output "
-                              f"is not finite is {_describe(truth)}", _NODE_HINT)
+            raise CheckFailed(f"for {h.description}, on the second call your NanHunter found {_describe(theirs)}; "
+                              f"the first node whose output is not finite is {_describe(truth)}", _NODE_HINT)
     return "the first non-finite node of every hidden function, and None where there is none"
 
 

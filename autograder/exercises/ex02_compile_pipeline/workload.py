@@ -98,60 +98,60 @@ def _neg(x):
     return x.neg()
 
 
-def _log_of_norm(x):  # a log that stays finite: a hunter that guesses by an op's name meets it first
+def _log_of_norm(x):
     return torch.log(x.abs() + 1.0)
 
 
-def _scaled(x):  # a division that stays finite, likewise
+def _scaled(x):
     return x / (x.abs() + 1.0)
-
-
-def _log_of_negative(x):  # NaN in every element: abs, add and neg stay finite, the log does not
-    return torch.log(-(x.abs() + 1.0))
-
-
-def _over_zero(x):  # inf where x != 0, NaN where x == 0: the subtraction stays finite, the division does not
-    return x / (x - x)
 
 
 # Every op keeps finite values finite, within a few units of its input (no square: a chain of them overflows)
 OPS = (torch.sin, torch.cos, torch.tanh, torch.relu, torch.sigmoid, torch.abs, _half, _shift, _neg, _log_of_norm,
        _scaled)
-POISONS = (_log_of_negative, _over_zero)
-DECOYS = (_log_of_norm, _scaled)  # DECOYS[i] looks like POISONS[i] by name, and stays finite
+SAFE = -100.0  # a threshold no value of a chain of OPS reaches: log(x - SAFE) is finite
 
 
-def _chain(ops):
-    def run(x):
-        for op in ops:  # a Python loop over a list: Dynamo unrolls it into the graph
-            x = op(x)
+def _log_above(i):
+    """The risky op: log(x - t[i]), NaN wherever x < t[i] (-inf where equal). Every risky op has this form, and the
+    thresholds t are an input of the function, not constants of its graph: which op goes wrong, if any, is decided
+    by the values of one call, which only running the graph shows."""
+    def log_above(x, t):
+        return torch.log(x - t[i])
+    return log_above
+
+
+def _chain(steps):
+    def run(x, t):
+        for step, risky in steps:  # a Python loop over a list: Dynamo unrolls it into the graph
+            x = step(x, t) if risky else step(x)
         return x
     return run
 
 
 def hidden_function(kind: str, first: list, second: list | None = None):
-    """A chain of ops; "break": two chains with ``torch._dynamo.graph_break()`` between them; "branch": a chain,
-    then a data-dependent ``if`` (Dynamo breaks there), then another. Each chain is a list of ``OPS`` indices, and
-    an entry ``("poison", i)`` is ``POISONS[i]``, the op where the values stop being finite."""
-    def op(entry):
-        return POISONS[entry[1]] if isinstance(entry, (list, tuple)) else OPS[entry]
+    """fn(x, t): a chain of ops; "break": two chains with ``torch._dynamo.graph_break()`` between them; "branch": a
+    chain, then a data-dependent ``if`` (Dynamo breaks there), then another. A chain is a list of ``OPS`` indices and
+    ``["log", i]`` entries, the risky op on threshold ``t[i]``."""
+    def step(entry):
+        return (_log_above(entry[1]), True) if isinstance(entry, (list, tuple)) else (OPS[entry], False)
 
-    head, tail = _chain([op(e) for e in first]), _chain([op(e) for e in (second or [])])
+    head, tail = _chain([step(e) for e in first]), _chain([step(e) for e in (second or [])])
     if kind == "chain":
         return head
 
     if kind == "break":
-        def with_break(x):
-            x = head(x)
+        def with_break(x, t):
+            x = head(x, t)
             torch._dynamo.graph_break()
-            return tail(x)
+            return tail(x, t)
         return with_break
 
-    def with_branch(x):
-        x = head(x)
-        if x.sum() > 0:  # a NaN sum is not > 0: the branch a poisoned head takes is the second
-            return tail(x)
-        return -tail(x)
+    def with_branch(x, t):
+        x = head(x, t)
+        if x.sum() > 0:  # a NaN sum is not > 0
+            return tail(x, t)
+        return -tail(x, t)
     return with_branch
 
 
@@ -169,14 +169,19 @@ def first_non_finite(hunter) -> dict:
     return {"first": [graph, str(node)]}
 
 
-def hunt(hunter_cls, kind: str, first: list, second: list | None, x: torch.Tensor, out: torch.Tensor) -> dict:
-    """Compile a hidden function with ``hunter_cls()`` as the backend, from a clean Dynamo cache, and call it once;
-    the result goes into ``out``; returns what the hunter found (:func:`first_non_finite`)."""
+def hunt(hunter_cls, kind: str, first: list, second: list | None, x: torch.Tensor, calm: torch.Tensor,
+         armed: torch.Tensor, out_calm: torch.Tensor, out_armed: torch.Tensor) -> dict:
+    """Compile a hidden function with ``hunter_cls()`` as the backend, from a clean Dynamo cache, and call it twice on
+    ``x``: with the thresholds ``calm`` (every value stays finite), then ``armed``; the results go into the outs;
+    returns what the hunter held after each call (:func:`first_non_finite`)."""
     fn = hidden_function(kind, first, second)
     torch._dynamo.reset()  # the hidden functions share code objects: without this a second compile is cached
     hunter = hunter_cls()
     try:
-        out.copy_(torch.compile(fn, backend=hunter)(x.clone()))
+        compiled = torch.compile(fn, backend=hunter)
+        out_calm.copy_(compiled(x.clone(), calm.clone()))
+        after_calm = first_non_finite(hunter)
+        out_armed.copy_(compiled(x.clone(), armed.clone()))
     finally:
         torch._dynamo.reset()
-    return first_non_finite(hunter)
+    return {"calm": after_calm, "armed": first_non_finite(hunter)}

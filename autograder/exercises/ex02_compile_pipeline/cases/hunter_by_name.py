@@ -1,4 +1,4 @@
-# outcome: rejected | kind: cheat | checks: hunter_graph,hunter_node | reason: your NanHunter found | device: any | class: 4
+# outcome: rejected | kind: cheat | checks: hunter_graph,hunter_node | reason: your NanHunter | device: any | class: 4
 # Guesses without running anything: names the first log or division of the first graph that has one (the ops that
 # can make a NaN or an inf from finite values), and returns gm.forward. The hidden functions hold finite look-alikes
 # before and after the culprit, and a function that stays finite: rejected by both checks.
