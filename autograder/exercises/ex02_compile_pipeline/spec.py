@@ -113,12 +113,12 @@ class Hidden:
     armed: torch.Tensor
 
 
-def _armed_thresholds(h_kind: str, first: list, second: list, x: torch.Tensor, k: int, culprit: int | None,
+def _armed_thresholds(first: list, second: list, x: torch.Tensor, k: int, culprit: int | None,
                       gen: torch.Generator) -> torch.Tensor:
     """Thresholds for the armed call, set op by op from the values that reach each risky op (run eagerly, in
-    execution order): the first risky op's stays SAFE; those before ``culprit`` fall just below every value there
-    (finite: look-alikes, in the data's own range), the culprit's within the values (log of a negative: NaN); after
-    it, any. ``culprit`` None: every one below."""
+    execution order; a branch's tail runs on the head's values either way): the first risky op's stays SAFE; those
+    before ``culprit`` fall just below every value there (finite: look-alikes, in the data's own range), the
+    culprit's within the values (log of a negative: NaN); after it, any. ``culprit`` None: every one below."""
     t = torch.full((k,), SAFE)
 
     def u(lo, hi):
@@ -130,20 +130,17 @@ def _armed_thresholds(h_kind: str, first: list, second: list, x: torch.Tensor, k
                 v = OPS[entry](v)
                 continue
             i = entry[1]
-            if i > 0 and (culprit is None or i < culprit):
-                t[i] = float(v.min()) - u(0.05, 0.5)
-            elif i > 0 and i == culprit:
-                t[i] = float(torch.quantile(v, u(0.05, 0.5)))
-            elif i > 0:
-                t[i] = u(-1.0, 1.0)
+            if i > 0:
+                if culprit is None or i < culprit:
+                    t[i] = float(v.min()) - u(0.05, 0.5)
+                elif i == culprit:
+                    t[i] = float(torch.quantile(v, u(0.05, 0.5)))
+                else:
+                    t[i] = u(-1.0, 1.0)
             v = torch.log(v - t[i])
         return v
 
-    v = run(first, x)
-    if h_kind == "branch" and not bool(v.sum() > 0):
-        v = -run(second, v)
-    elif second:
-        run(second, v)
+    run(second, run(first, x))
     return t
 
 
@@ -183,7 +180,7 @@ def hidden_functions(ctx: GradeContext) -> list[Hidden]:
         k = numbered(first, second)
         x = 2 * torch.randn(64, generator=gen)
         culprit = draw(k, 1) if poisoned else None  # never the first risky op: its threshold stays SAFE
-        armed = _armed_thresholds(kind, first, second, x, k, culprit, gen)
+        armed = _armed_thresholds(first, second, x, k, culprit, gen)
         found.append(Hidden(description, kind, first, second, poisoned, x, torch.full((k,), SAFE), armed))
     return found
 

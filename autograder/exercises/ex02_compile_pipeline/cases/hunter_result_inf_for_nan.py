@@ -4,26 +4,14 @@
 # comparison let it through; the check now compares NaN, +inf and -inf places too.
 import torch
 
+_Reference = NanHunter  # noqa: F821 - the reference solution's, defined before this file runs
 
-class NanHunter:
-    def __init__(self):
-        self.first = None
-        self.graphs = 0
 
+class NanHunter(_Reference):
     def __call__(self, gm, example_inputs):
-        index, self.graphs = self.graphs, self.graphs + 1
-        hunter = self
+        run = super().__call__(gm, example_inputs)
 
-        class Watch(torch.fx.Interpreter):
-            def run_node(self, node):
-                out = super().run_node(node)
-                if (hunter.first is None and node.op in ("call_function", "call_method", "call_module")
-                        and isinstance(out, torch.Tensor) and not bool(torch.isfinite(out).all())):
-                    hunter.first = (index, node.name)
-                return out
-
-        def run(*args):
-            outs = Watch(gm).run(*args)
-            return tuple(torch.where(torch.isnan(o), torch.inf, torch.where(torch.isinf(o), -o, o)) if isinstance(o, torch.Tensor) and o.is_floating_point() else o
-                         for o in outs)
-        return run
+        def flipped(*args):
+            return tuple(torch.where(torch.isnan(o), torch.inf, torch.where(torch.isinf(o), -o, o))
+                         if isinstance(o, torch.Tensor) and o.is_floating_point() else o for o in run(*args))
+        return flipped
