@@ -108,7 +108,8 @@ def test_a_fresh_cache_directory_starts_empty_is_filled_by_the_first_compile_and
 def _ctx(secret):
     from autograder.core.correctness import seed_for
 
-    return SimpleNamespace(seed=lambda purpose, index=0: seed_for("02_compile_pipeline", purpose, index, secret))
+    return SimpleNamespace(seed=lambda purpose, index=0: seed_for("02_compile_pipeline", purpose, index, secret),
+                           device=torch.device("cpu"))
 
 
 @pytest.mark.parametrize("secret", ["public", "one", "two", "three", "four", "five"])
