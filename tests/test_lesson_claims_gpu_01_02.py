@@ -156,7 +156,7 @@ def test_the_compiled_chain_is_about_12x_faster_at_8192_squared_which_is_the_byt
     runs = _runs(L1, ("cell-014",), lambda r: _floats(_found(r, "cell-014", r"^([\d.]+)x \(rounds")),
                  r"8192\^2 chain ([\d.]+)x")
     speedups = [s for _, (s,) in runs]
-    assert (round(min(speedups), 1), round(max(speedups), 1)) == (11.9, 12.1), runs  # "11.9x to 12.1x"
+    assert (round(min(speedups), 1), round(max(speedups), 1)) == (11.9, 12.2), runs  # "11.9x to 12.2x"
     assert {gpu for gpu, _ in runs} == {"H100", "H200"}, runs  # "on an H100 and on H200s"
     for record in _records(L1, "cell-014"):
         text = record["cells"]["cell-014"]
@@ -166,7 +166,7 @@ def test_the_compiled_chain_is_about_12x_faster_at_8192_squared_which_is_the_byt
     # memory-bound: both versions stream memory at about the same rate, so the time follows the bytes moved
     byte_ratio = _byte_ratio(_cpu_byte_count())
     assert all(0.85 <= s / byte_ratio <= 1.15 for s in speedups), (speedups, byte_ratio)
-    says(L1, "cell-015", "about 12x faster (11.9x to 12.1x on an H100 and on H200s",
+    says(L1, "cell-015", "about 12x faster (11.9x to 12.2x on an H100 and on H200s",
          "the byte ratio of section 1", "the time follows the bytes moved")
     says(L1, "bytes-read-7f3a", "on a GPU the speedup comes out close to this byte ratio")
 
@@ -219,18 +219,22 @@ def test_cuda_events_follow_the_host_clock_and_do_bench_lands_near_it_or_far_on_
                 *_floats(_found(record, "cell-012", r"do_bench.*-> ([\d.]+)x")))
 
     runs = _runs(L1, ("cell-012",), read, r"host clock ([\d.]+)x vs `do_bench` ([\d.]+)x")
-    assert runs == {("H100", (2.23, 1.99)), ("H200", (2.10, 1.98)), ("H200", (2.42, 3.40))}, runs
-    for _, (host, bench) in runs - {("H200", (2.42, 3.40))}:
+    far = {("H200", (2.42, 3.40)), ("H200", (2.10, 3.21))}
+    assert runs == {("H100", (2.23, 1.99)), ("H200", (2.10, 1.98))} | far, runs
+    for _, (host, bench) in runs - far:
         assert -0.12 <= bench / host - 1 < 0, (host, bench)  # "within about 10% of the host clock's, a little below"
     assert read(_shared_host_record(L1)) == (2.42, 3.40)  # the run whose host ran jobs on its other GPU too
-    host, _, bench = _host_events_bench(_shared_host_record(L1))
-    assert host[1] / bench[1] > host[0] / bench[0], (host, bench)  # "hid more of the compiled call's time"
+    assert read(record_dated(L1, "2026-11-29 evening")) == (2.10, 3.21)  # one lesson at a time, the host to itself
+    for record in (_shared_host_record(L1), record_dated(L1, "2026-11-29 evening")):
+        host, _, bench = _host_events_bench(record)
+        assert host[1] / bench[1] > host[0] / bench[0], (host, bench)  # "hid more of the compiled call's time"
     says(L1, "cell-013", "follow the host clock (within a few percent on the course's H200 runs)",
          "do_bench's per-call times come out lower",
          "On the course's H100 run and on an H200 run it hid little: its ratio came out within about 10% of the host "
          "clock's, a little below it (1.99x against 2.23x, 1.98x against 2.10x)",
-         "On an H200 that shared its host with jobs on another GPU it hid more of the compiled call's time than of "
-         "eager's, and reported 3.40x where the host clock said 2.42x", "on either side of it")
+         "On two other H200 runs it hid more of the compiled call's time than of eager's: 3.40x where the host clock "
+         "said 2.42x (a host that also ran jobs on another GPU), and 3.21x where it said 2.10x (a host to itself)",
+         "on either side of it")
     says(L1, "cell-011", "*synchronised block* of calls", "include the gaps")
 
 
@@ -267,14 +271,16 @@ def test_compiled_and_eager_agree_within_rounding_on_a_cpu():
     says(L1, "cell-017", "Results agree within rounding, and need not agree bit for bit")
 
 
-def test_on_the_h200_run_compiled_and_eager_differ_by_at_most_2_4e_07_not_bit_for_bit():
+def test_on_the_h200_runs_compiled_and_eager_differ_by_at_most_2_4e_07_and_4_8e_07_not_bit_for_bit():
     records = _records(L1, "rounding-8a4b")
-    assert [_gpu_of(r) for r in records] == ["H200"], [r["date"] for r in records]  # "the course's H200 run"
-    text = records[0]["cells"]["rounding-8a4b"]
-    assert "bit for bit equal: False" in text and "torch.allclose(rtol=1e-5, atol=1e-6): True" in text, text
-    assert _found(records[0], "rounding-8a4b", r"largest difference: ([\d.e+-]+);") == ("2.4e-07",), text
-    says(L1, "state-dict-9c5d", "On the course's H200 run the two were not equal bit for bit, and differed by at most "
-         "2.4e-07")
+    assert [_gpu_of(r) for r in records] == ["H200", "H200"], [r["date"] for r in records]  # "two H200 runs"
+    for record in records:
+        text = record["cells"]["rounding-8a4b"]
+        assert "bit for bit equal: False" in text and "torch.allclose(rtol=1e-5, atol=1e-6): True" in text, text
+    assert sorted(_found(r, "rounding-8a4b", r"largest difference: ([\d.e+-]+);")[0] for r in records) == [
+        "2.4e-07", "4.8e-07"], records
+    says(L1, "state-dict-9c5d", "On the course's two H200 runs that printed it the two were not equal bit for bit, and "
+         "differed by at most 2.4e-07 and 4.8e-07")
 
 
 def test_a_call_in_another_grad_mode_compiles_a_second_graph_and_training_works():
@@ -291,37 +297,40 @@ def test_a_call_in_another_grad_mode_compiles_a_second_graph_and_training_works(
 # ---------------------------------------------------------------- lesson 1, section 5: what the first compile costs
 
 
-def test_the_first_compile_of_the_chain_takes_0_8_to_1_1_s_cold_and_0_4_to_0_8_s_with_the_caches_on():
+def test_the_first_compile_of_the_chain_takes_0_4_to_1_1_s_cold_and_0_4_to_0_8_s_with_the_caches_on():
     colds = _runs(L1, ("cell-022",), lambda r: _floats(_found(r, "cell-022", r"cold compile ([\d.]+) s")),
                   r"cold compile ([\d.]+) s")
     cold = [c for _, (c,) in colds]
-    assert (min(cold), max(cold)) == (0.8, 1.1), colds  # "0.8 to 1.1 s with the caches off"
+    assert (min(cold), max(cold)) == (0.4, 1.1), colds  # "0.4 to 1.1 s with the caches off"
     firsts = [_seconds(*_found(r, "cell-010", r"first call \(compiles\): ([\d.]+ [um]?s)"))
               for r in _records(L1, "cell-010")]
     firsts += [ms / 1e3 for _, (ms,) in _rows(L1, r"first (?:compiled )?call ([\d.]+) ms")]
     assert (round(min(firsts), 1), round(max(firsts), 1)) == (0.4, 0.8), firsts  # "0.4 to 0.8 s with them on"
     assert "force_disable_caches=True" in prose(L1, "cell-022") and "force_disable_caches" not in prose(L1, "cell-010")
-    says(L1, "cell-030", "The first call compiles (for this chain on the course's GPU runs: 0.8 to 1.1 s with the "
-         "caches off, 0.4 to 0.8 s with them on")
+    # "the host's speed moves it as much as the caches do": the cold ranges and the warm ones overlap
+    assert min(cold) <= max(firsts) and min(firsts) <= max(cold), (cold, firsts)
+    says(L1, "cell-030", "The first call compiles (for this chain on the course's GPU runs: 0.4 to 1.1 s with the "
+         "caches off, 0.4 to 0.8 s with them on: for code this small the host's speed moves it as much as the caches "
+         "do")
 
 
-def test_the_chain_earns_back_its_compile_after_530_to_750_calls():
+def test_the_chain_earns_back_its_compile_after_280_to_750_calls():
     runs = _runs(L1, ("cell-022",), lambda r: _floats(_found(r, "cell-022", r"break-even after ([\d,]+) calls")),
                  r"break-even after ([\d,]+) calls")
     calls = [n for _, (n,) in runs]
-    assert (10 * math.floor(min(calls) / 10), 10 * math.ceil(max(calls) / 10)) == (530, 750), runs  # "530 to 750"
-    says(L1, "cell-023", "this chain earned back its compile after 530 to 750 calls")
-    says(L1, "cell-030", "after 530 to 750 calls")
+    assert (10 * math.floor(min(calls) / 10), 10 * math.ceil(max(calls) / 10)) == (280, 750), runs  # "280 to 750"
+    says(L1, "cell-023", "this chain earned back its compile after 280 to 750 calls")
+    says(L1, "cell-030", "after 280 to 750 calls")
 
 
-def test_a_second_compile_with_the_caches_warm_is_2x_to_12x_faster():
+def test_a_second_compile_with_the_caches_warm_is_1_5x_to_12x_faster():
     runs = _runs(L2, ("77b98a4e",), lambda r: _floats(_found(r, "77b98a4e", r"empty cache: ([\d.]+) s; with a warm "
                                                                             r"cache: ([\d.]+) s")),
                  r"cold (?:first call )?([\d.]+) s vs warm cache ([\d.]+) s")
     ratios = [c / w for _, (c, w) in runs]
-    assert (round(min(ratios), 1), round(max(ratios))) == (2.0, 12), runs  # "2x to 12x faster"
+    assert (round(min(ratios), 1), round(max(ratios))) == (1.5, 12), runs  # "1.5x to 12x faster"
     says(L1, "cell-021", "a second compile of the same code is faster than the first (lesson 2, section 5, "
-         "measures it: 2x to 12x faster on the course's GPU runs)")
+         "measures it: 1.5x to 12x faster on the course's GPU runs)")
 
 
 def _size_rows(record: dict) -> dict[int, tuple[float, float, float]]:
@@ -347,7 +356,7 @@ def test_every_point_of_the_size_plot_is_printed_by_its_cell():
 def test_small_sizes_are_per_call_overhead_and_large_ones_grow_with_memory_traffic():
     records = _records(L1, "cell-025")
     assert {_gpu_of(r) for r in records} == {"H200"}, records  # "On the course's H200 runs"
-    scatter, small_speedups = {}, []
+    scatter, small_speedups, climbs_on = {}, [], {}
     for record in records:
         rows = _size_rows(record)
         small = [rows[n] for n in sorted(rows) if n <= 2**20]
@@ -359,11 +368,15 @@ def test_small_sizes_are_per_call_overhead_and_large_ones_grow_with_memory_traff
         one_m, eight_m, largest = rows[2**20], rows[2**23], rows[2**26]
         assert eight_m[0] >= 1.2 * one_m[0], (one_m, eight_m)  # eager's time grows from 8M on
         assert largest[1] >= 2 * one_m[1], (one_m, largest)  # by 67M the compiled one's too
-        assert largest[2] > eight_m[2] > max(r[2] for r in small), rows  # the speedup climbs
-    assert (min(small_speedups), max(small_speedups)) == (1.96, 2.17), small_speedups  # "about 2x (1.96x to 2.17x)"
-    # "flat within 8% on one run; on another, on a host shared with jobs on another GPU, scattered by up to 1.7x"
+        assert eight_m[2] > max(r[2] for r in small), rows  # the speedup climbs from the small sizes' 2x
+        climbs_on[record["date"]] = largest[2] > eight_m[2]  # and on to 67M, or is there by 8M already
+    assert (min(small_speedups), max(small_speedups)) == (1.96, 2.25), small_speedups  # "about 2x (1.96x to 2.25x)"
+    # "on one H200 run it had reached 4.9x by 8M and stayed there"
+    assert [d for d, climbs in climbs_on.items() if not climbs] == ["2026-11-29 evening"], climbs_on
+    assert round(_size_rows(record_dated(L1, "2026-11-29 evening"))[2**23][2], 1) == 4.9
+    # "flat within 8% on two runs; on another, on a host shared with jobs on another GPU, scattered by up to 1.7x"
     shared = scatter.pop(SHARED_HOST_RUN)
-    assert len(scatter) == 1 and max(scatter.values()) <= 1.08 and round(shared, 1) == 1.7, (scatter, shared)
+    assert len(scatter) == 2 and max(scatter.values()) <= 1.08 and round(shared, 1) == 1.7, (scatter, shared)
     shared_small = [r for n, r in _size_rows(_shared_host_record(L1)).items() if n <= 2**20]
     eager_us = [round(r[0] * 1e6) for r in shared_small]
     assert (min(eager_us), max(eager_us)) == (100, 166), eager_us  # "eager from 100 to 166 us"
@@ -373,10 +386,11 @@ def test_small_sizes_are_per_call_overhead_and_large_ones_grow_with_memory_traff
     assert {gpu for gpu, _ in runs} == {"H100", "H200"}, runs  # "on the H200 and H100 runs"
     says(L1, "size-read-0d6f", "On the course's H200 runs the time does not grow with the size at the small sizes "
          "(from 2K to 1M elements: at 1M each line is within 15% of its time at 2K)", "the speedup is about 2x "
-         "(1.96x to 2.17x)", "Both lines were flat within 8% on one run; on another, on a host shared with jobs on "
+         "(1.96x to 2.25x)", "Both lines were flat within 8% on two runs; on another, on a host shared with jobs on "
          "another GPU, the points scattered by up to 1.7x with no trend (eager from 100 to 166 us), its speedups "
          "still 2.03x to 2.15x", "(from 8M elements on the H200) eager's time grows with the size, and by 67M "
-         "elements the compiled one's too", "4.8x to 6.9x at 67M elements on the H200 and H100 runs")
+         "elements the compiled one's too", "4.8x to 6.9x at 67M elements on the H200 and H100 runs; on one H200 run it had reached 4.9x by 8M and "
+         "stayed there")
 
 
 def test_torchscript_warns_about_its_deprecation():
@@ -471,10 +485,17 @@ def test_compiled_autograd_captures_the_backward_inside_the_compiled_step_and_no
     says(L2, "cad3f159", "**no backward compiled per piece**", "The flag did nothing, silently")
 
 
-def test_on_the_h200_run_the_hooks_ran_where_the_cpu_shows_them_and_the_capture_held_both():
+def test_on_the_h200_runs_the_hooks_ran_where_the_cpu_shows_them_and_the_capture_held_both():
     records = _records(L2, "ca-hooks-5d1a")
-    assert [_gpu_of(r) for r in records] == ["H200"], [r["date"] for r in records]
-    plain, flagged = records[0]["cells"]["ca-hooks-5d1a"].split("compiled_autograd = True")
+    assert [_gpu_of(r) for r in records] == ["H200", "H200"], [r["date"] for r in records]
+    for record in records:
+        _hooks_as_on_the_cpu(record["cells"]["ca-hooks-5d1a"])
+    says(L2, "ca-hooks-read-8e3c", "`triple` is in no compiled graph", "both hooks' multiplications and the "
+         "`AccumulateGrad` that writes `w.grad`")
+
+
+def _hooks_as_on_the_cpu(text: str) -> None:
+    plain, flagged = text.split("compiled_autograd = True")
     assert "compiled_autograd = False: w.grad matches eager's" in plain and flagged.startswith(": w.grad matches")
     assert "AOTAutograd backward graphs: 1, holding the code of ['double']" in plain
     assert "captured backward graphs: 0" in plain
@@ -483,24 +504,26 @@ def test_on_the_h200_run_the_hooks_ran_where_the_cpu_shows_them_and_the_capture_
             in flagged)
     assert "Cache miss due to new autograd node" in flagged and "TRACED GRAPH" in flagged
     assert re.search(r"call_hook\(.*hook_type = 'tensor_pre_hook'", flagged), flagged
-    says(L2, "ca-hooks-read-8e3c", "`triple` is in no compiled graph", "both hooks' multiplications and the "
-         "`AccumulateGrad` that writes `w.grad`")
 
 
-def test_on_the_h200_run_compiled_autograd_made_each_step_7_8x_slower_and_the_first_call_0_2_s_longer():
+def test_on_the_h200_runs_compiled_autograd_made_each_step_7_5x_to_7_8x_slower_and_the_first_call_longer():
     records = _records(L2, "ca-cost-2f6b")
-    assert [_gpu_of(r) for r in records] == ["H200"] and records[0]["date"] == SHARED_HOST_RUN, records
+    assert [(_gpu_of(r), r["date"]) for r in records] == [("H200", "2026-11-29 evening"), ("H200", SHARED_HOST_RUN)]
     pattern = r"compiled_autograd = +{}: first call ([\d.]+) s, then ([\d.]+) ms per step \(block spread (\d+)%\)"
-    without = _floats(_found(records[0], "ca-cost-2f6b", pattern.format("False")))
-    flagged = _floats(_found(records[0], "ca-cost-2f6b", pattern.format("True")))
-    assert (without, flagged) == ((0.70, 0.474, 34), (0.90, 3.707, 11)), (without, flagged)
-    assert round(flagged[0] - without[0], 1) == 0.2  # "0.2 s longer"
-    ratio = _floats(_found(records[0], "ca-cost-2f6b", r"with the flag / without: ([\d.]+)x"))[0]
-    assert ratio == round(flagged[1] / without[1], 1) == 7.8, (ratio, flagged[1] / without[1])
-    says(L2, "ca-cost-read-47d0", "on the course's H200 run it was 0.2 s longer (0.90 s against 0.70 s)",
-         "on the H200 run 7.8x slower (3.707 ms against 0.474 ms per step; block spreads 11% and 34%, on a host "
-         "shared with jobs on another GPU)")
-    says(L2, "5f1135b5", "each step of that small one 7.8x slower on the course's H200 run")
+    figures = []
+    for record in records:
+        without = _floats(_found(record, "ca-cost-2f6b", pattern.format("False")))
+        flagged = _floats(_found(record, "ca-cost-2f6b", pattern.format("True")))
+        ratio = _floats(_found(record, "ca-cost-2f6b", r"with the flag / without: ([\d.]+)x"))[0]
+        assert ratio == round(flagged[1] / without[1], 1), (ratio, flagged[1] / without[1])
+        figures.append((without, flagged, round(flagged[0] - without[0], 1), ratio))
+    assert figures == [((0.57, 0.582, 4), (1.17, 4.355, 18), 0.6, 7.5),
+                       ((0.70, 0.474, 34), (0.90, 3.707, 11), 0.2, 7.8)], figures
+    says(L2, "ca-cost-read-47d0", "on the course's two H200 runs it was 0.2 s and 0.6 s longer (0.90 s against 0.70 s, "
+         "1.17 s against 0.57 s)", "on the H200 runs 7.8x and 7.5x slower (3.707 ms against 0.474 ms per step, block "
+         "spreads 11% and 34%, on a host shared with jobs on another GPU; 4.355 ms against 0.582 ms, spreads 18% and "
+         "4%, on a host to itself)")
+    says(L2, "5f1135b5", "each step of that small one 7.5x to 7.8x slower on the course's H200 runs")
 
 
 # ---------------------------------------------------------------- lesson 2, sections 3-4: Inductor, the backends
@@ -531,30 +554,36 @@ def _backend_ms(record: dict) -> tuple[float, ...]:
     return tuple(_floats(_found(record, "f4cb3e1c", rf"(?m)^\s*{name}:\s+([\d.]+) ms"))[0] for name in _BACKENDS)
 
 
-def test_backend_eager_saves_12_to_40_percent_aot_eager_is_slower_and_inductor_is_3_1x_to_4_1x():
+def test_backend_eager_saves_12_to_40_percent_on_four_runs_and_cost_14_percent_on_one_inductor_is_2_6x_to_4_1x():
     runs = _runs(L2, ("f4cb3e1c",), _backend_ms,
                  r"no compile ([\d.]+) ms, (?:backend )?eager ([\d.]+)(?: ms)?(?: \(\d+% less\))?, aot_eager ([\d.]+)"
                  r"(?: ms)?, inductor ([\d.]+) ms")
-    assert sorted(gpu for gpu, _ in runs) == ["H100", "H200", "H200", "H200"], runs  # "three on H200s, one on an H100"
-    saved = [1 - e / n for _, (n, e, _, _) in runs]
-    assert (round(100 * min(saved)), round(100 * max(saved))) == (12, 40), saved  # "12% to 40% less"
+    assert sorted(gpu for gpu, _ in runs) == ["H100", "H200", "H200", "H200", "H200"], runs  # "four on H200s, one H100"
+    latest = _backend_ms(record_dated(L2, "2026-11-29 evening"))
+    saved = [1 - e / n for _, (n, e, _, _) in runs if (n, e) != latest[:2]]
+    assert len(saved) == 4 and (round(100 * min(saved)), round(100 * max(saved))) == (12, 40), saved  # "on four runs"
+    assert latest[:2] == (21.93, 25.04) and round(100 * (latest[1] / latest[0] - 1)) == 14, latest  # "14% more"
+    assert "not interleaved" in " ".join(prose(L2, "ef5a2ee8").split()) and "for label, backend in" in prose(
+        L2, "f4cb3e1c")  # the backends are timed one after the other, as the prose says
     assert all(a > e for _, (_, e, a, _) in runs), runs  # aot_eager slower than backend="eager" in every run
     slower = [a > n for gpu, (n, _, a, _) in runs if gpu == "H200"]
-    assert sorted(slower) == [False, True, True], runs  # "slower than no compile on two of the three H200 runs"
+    assert sorted(slower) == [False, True, True, True], runs  # "slower than no compile on three of the four H200 runs"
     speedups = [n / i for _, (n, _, _, i) in runs]
-    assert (round(min(speedups), 1), round(max(speedups), 1)) == (3.1, 4.1), speedups  # "3.1x to 4.1x"
+    assert (round(min(speedups), 1), round(max(speedups), 1)) == (2.6, 4.1), speedups  # "2.6x to 4.1x"
     shared = _shared_host_record(L2)  # the top of both ranges, the one aot_eager faster than no compile
     n, e, a, i = _backend_ms(shared)
     assert (round(100 * (1 - e / n)), round(n / i, 1), n, a < n) == (40, 4.1, 27.16, True), (n, e, a, i)
     spreads = [int(s) for s in re.findall(r"block spread +(\d+)%", shared["cells"]["f4cb3e1c"])]
     assert len(spreads) == 4 and (min(spreads), max(spreads)) == (13, 21), spreads
-    says(L2, "ef5a2ee8", "(torch 2.11: three on H200s, one on an H100;",
-         '`backend="eager"` took 12% to 40% less per step than no compile at all',
-         '`aot_eager` was slower than `backend="eager"` in every run, and slower than no compile on two of the three '
-         'H200 runs', "`inductor` was 3.1x to 4.1x faster than no compile",
+    says(L2, "ef5a2ee8", "(torch 2.11: four on H200s, one on an H100;",
+         '`backend="eager"` took 12% to 40% less per step than no compile at all on four runs, and 14% more on the '
+         'latest H200 run (25.04 ms against 21.93 ms)',
+         '`aot_eager` was slower than `backend="eager"` in every run, and slower than no compile on three of the four '
+         'H200 runs', "`inductor` was 2.6x to 4.1x faster than no compile",
          "the H200 run that shared its host with jobs on another GPU gave the top of both (40% and 4.1x; no compile "
          "took 27.16 ms there) and the one `aot_eager` faster than no compile, with block spreads of 13% to 21%")
-    says(L2, "5f1135b5", "3.1x to 4.1x on section 4's training step", "`backend=\"eager\"` took 12% to 40% off it")
+    says(L2, "5f1135b5", "2.6x to 4.1x on section 4's training step", "`backend=\"eager\"` took up to 40% off it by "
+         "removing Python overhead, and on one run added 14%")
 
 
 def test_pytorch_puts_two_graph_breaks_around_the_compiled_optimizer_step():
@@ -572,12 +601,14 @@ def _adamw(record: dict) -> tuple[float, ...]:
     return eager, compiled, ratio
 
 
-def test_the_compiled_optimizer_step_ratio_was_0_70x_to_1_34x_and_3_21x_where_eager_slowed_on_a_shared_host():
+def test_the_compiled_optimizer_step_ratio_was_0_70x_to_1_34x_and_2_26x_or_3_21x_where_eager_slowed():
     runs = _runs(L2, ("901956e9",), _adamw, r"eager ([\d.]+) ms vs compiled ([\d.]+) ms \(([\d.]+)x")
-    shared = _adamw(_shared_host_record(L2))
-    assert shared == (1.195, 0.372, 3.21), shared
+    shared, latest = _adamw(_shared_host_record(L2)), _adamw(record_dated(L2, "2026-11-29 evening"))
+    assert (shared, latest) == ((1.195, 0.372, 3.21), (1.654, 0.732, 2.26)), (shared, latest)
     assert _found(_shared_host_record(L2), "901956e9", r"rounds ([\d.]+)x\.\.([\d.]+)x") == ("2.70", "3.40")
-    others = runs - {("H200", shared)}
+    assert _found(record_dated(L2, "2026-11-29 evening"), "901956e9", r"rounds ([\d.]+)x\.\.([\d.]+)x.*took ([\d.]+) s"
+                  ) == ("2.10", "2.28", "10.9")
+    others = runs - {("H200", shared), ("H200", latest)}
     assert sorted((gpu, r) for gpu, (_, _, r) in others) == [("H100", 0.70), ("H200", 0.97), ("H200", 1.34)], runs
     eager = [e for _, (e, _, _) in others]
     compiled = [c for _, (_, c, _) in others]
@@ -586,27 +617,34 @@ def test_the_compiled_optimizer_step_ratio_was_0_70x_to_1_34x_and_3_21x_where_ea
     assert min(compiled) <= shared[1] <= max(compiled)  # "inside the others' 0.34 to 0.61 ms"
     first_calls = [v for _, (v,) in _rows(L2, r"([\d.]+) s first call")]
     first_calls += [_floats(_found(r, "901956e9", r"first compiled call took ([\d.]+) s"))[0]
-                    for r in _records(L2, "901956e9")]
+                    for r in _records(L2, "901956e9") if r["date"] != "2026-11-29 evening"]
     assert (min(first_calls), max(first_calls)) == (6.5, 9.6), first_calls  # "6.5 to 9.6 s"
     says(L2, "540b8bd4", "this cell's ratio was 0.70x on an H100 (the compiled step slower) and 0.97x and 1.34x on two "
          "H200 runs, after a first call of 6.5 to 9.6 s",
-         "On an H200 that shared its host with jobs on another GPU it came out 3.21x (rounds 2.70x to 3.40x) because "
-         "eager's step slowed: 1.195 ms, against 0.41 to 0.46 ms on the other runs, while the compiled step took "
-         "0.372 ms, inside the others' 0.34 to 0.61 ms", "The rounds printed above show how far a single run moves")
+         "On two other H200 runs it came out 3.21x (rounds 2.70x to 3.40x; a host shared with jobs on another GPU) "
+         "and 2.26x (rounds 2.10x to 2.28x; first call 10.9 s) because eager's step slowed: 1.195 ms and 1.654 ms, "
+         "against 0.41 to 0.46 ms on the other runs, while the compiled step took 0.372 ms and 0.732 ms (the others: "
+         "0.34 to 0.61 ms)", "The rounds printed above show how far a single run moves",
+         "where eager's step did not slow (three runs of five) the compiled step gained 1.34x at most")
+    assert max(r for _, (_, _, r) in others) == 1.34 and len(runs) == 5, runs
 
 
-def test_the_eager_optimizer_is_profiled_on_the_gpu_and_no_recorded_run_has_its_kernel_count_yet():
+def test_the_eager_optimizer_launches_74_cuda_kernels_per_step_against_3_generated_ones_compiled():
     """profile_call finds the device in its tensor arguments; optimizer.step has none, so the cell once profiled the
-    CPU and printed its one top-level operator (Optimizer.step#AdamW.step) as "1 CUDA kernels per step". The cell
-    names the device now; the prose quotes no count until a run records one."""
+    CPU and printed its one top-level operator (Optimizer.step#AdamW.step) as "1 CUDA kernels per step" (the afternoon
+    run of 2026-11-27). The cell names the device now, and the first run since recorded the count the prose quotes."""
     assert "profile_call(optimizer.step, device=ctx.device)" in prose(L2, "901956e9")
+    counts = {}
     for record in _records(L2, "901956e9"):
         text = record["cells"]["901956e9"]
         fixed = re.search(r"one step profiled on cuda(?::\d)?: (\d+) CUDA kernels", text)
-        assert not fixed, f"the {record['date']} run recorded the kernel count: quote it in the prose ({fixed[0]})"
-        if "eager AdamW (foreach" in text:  # the unfixed line, printed by the afternoon run only
+        if fixed:
+            counts[record["date"]] = (int(fixed[1]), int(_found(record, "901956e9", r"(\d+) generated kernel")[0]))
+        elif "eager AdamW (foreach" in text:  # the unfixed line, printed by the afternoon run only
             assert record["date"] == SHARED_HOST_RUN and "CUDA): 1 CUDA kernels per step" in text, text
-    says(L2, "540b8bd4", "the cell prints the profiler's count of its CUDA kernels; no recorded GPU run has it yet")
+    assert counts == {"2026-11-29 evening": (74, 3)}, counts
+    says(L2, "540b8bd4", "74 CUDA kernels per step on the course's latest H200 run, against the compiled step's 3 "
+         "generated kernels (both printed above)")
 
 
 def test_the_workload_study_quoted_for_the_optimizer_has_overlapping_ranges():
