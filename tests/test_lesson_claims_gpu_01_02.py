@@ -696,7 +696,7 @@ def test_regional_compilation_compiles_the_block_twice_because_of_requires_grad(
     says(L2, "3242e8cf", "Regional compilation compiles the block graph **twice**")
 
 
-def test_at_four_blocks_regional_first_call_takes_from_as_long_as_whole_to_a_quarter_less():
+def test_at_four_blocks_regional_first_call_takes_from_as_long_as_whole_to_44_percent_less():
     def read(record):
         rows = _regional_rows(record)
         return (round(rows["each block, 4"][0] / rows["whole, 4 blocks"][0], 2),)
@@ -704,11 +704,13 @@ def test_at_four_blocks_regional_first_call_takes_from_as_long_as_whole_to_a_qua
     runs = _runs(L2, ("05d4c97f",), read)
     runs |= {(gpu, (round(r / w, 2),)) for gpu, (w, r) in _rows(L2, r"4 blocks ([\d.]+) s first call vs regional "
                                                                        r"([\d.]+) s")}
-    # "from as long as the whole model's (an H200) to a quarter less (two other H200 runs; 14% less on an H100)"
-    assert sorted(runs) == [("H100", (0.86,)), ("H200", (0.75,)), ("H200", (0.76,)), ("H200", (1.0,))], runs
-    says(L2, "3242e8cf", "regional compilation saves little",
-         "its first call took from as long as the whole model's (an H200) to a quarter less (two other H200 runs; 14% "
-         "less on an H100)")
+    # "from as long as the whole model's (an H200) to 44% less (another H200; a quarter less on two more, 14% less on
+    # an H100)"
+    assert sorted(runs) == [("H100", (0.86,)), ("H200", (0.56,)), ("H200", (0.75,)), ("H200", (0.76,)),
+                            ("H200", (1.0,))], runs
+    says(L2, "3242e8cf", "regional compilation saves less than it can",
+         "its first call took from as long as the whole model's (an H200) to 44% less (another H200; a quarter less on "
+         "two more, 14% less on an H100)")
 
 
 def test_regional_steady_state_went_either_way_from_20_percent_faster_to_2_5x_slower():
@@ -718,8 +720,11 @@ def test_regional_steady_state_went_either_way_from_20_percent_faster_to_2_5x_sl
 
     runs = _runs(L2, ("05d4c97f",), read, r"steady ([\d.]+) ms \(whole\) vs ([\d.]+) ms \(regional")
     ratios = sorted((gpu, round(r / w, 2)) for gpu, (w, r) in runs)
-    # "25% slower on one H200 run, 2.5x slower on an H100, 20% faster on another H200 run, and 5% faster on a third"
-    assert ratios == [("H100", 2.47), ("H200", 0.8), ("H200", 0.95), ("H200", 1.25)], ratios
+    # "25% slower on one H200 run, 2.5x slower on an H100, 20% and 23% faster on two other H200 runs, 5% faster on a
+    # fourth"
+    assert ratios == [("H100", 2.47), ("H200", 0.77), ("H200", 0.8), ("H200", 0.95), ("H200", 1.25)], ratios
+    latest = record_dated(L2, "2026-11-29 evening")["cells"]["05d4c97f"]
+    assert re.search(r"whole, 4 blocks:.*block spread 40%", latest), latest  # "beside a block spread of 40%"
     shared = _shared_host_record(L2)
     assert round(read(shared)[1] / read(shared)[0], 2) == 0.95
     spreads = dict(re.findall(r"^\s*(whole, 4 blocks|each block, 4):.*?block spread (\d+)%",
@@ -727,7 +732,8 @@ def test_regional_steady_state_went_either_way_from_20_percent_faster_to_2_5x_sl
     assert spreads == {"whole, 4 blocks": "22", "each block, 4": "37"}, spreads
     assert 0.05 < min(int(s) for s in spreads.values()) / 100  # the 5% is inside both spreads
     says(L2, "3242e8cf", "not the same way on every run", "25% slower than the whole model on one H200 run",
-         "2.5x slower on an H100", "20% faster on another H200 run", "and 5% faster on a third, inside that run's "
+         "2.5x slower on an H100", "20% and 23% faster on two other H200 runs (the 23% beside a block spread of 40% on "
+         "the whole model's side)", "and 5% faster on a fourth, inside that run's "
          "block spreads (22% and 37%; its host ran jobs on another GPU too)")
     says(L2, "regional-read-9d41", "its run time can come out on either side of the whole model's")
     says(L2, "5f1135b5", "its steady state came out slower than the whole model's on some runs and faster")
@@ -743,6 +749,7 @@ def test_little_fusion_is_at_stake_across_blocks():
 
 
 def test_whole_model_code_and_compile_time_grow_with_depth_and_regional_ones_do_not():
+    growth = []
     for record in _records(L2, "regional-depth-5c2a"):
         text = record["cells"]["regional-depth-5c2a"]
         rows = {(how, int(n)): (float(s), int(g), int(k)) for how, n, s, g, k in re.findall(
@@ -751,7 +758,7 @@ def test_whole_model_code_and_compile_time_grow_with_depth_and_regional_ones_do_
         deep = max(n for _, n in rows)
         assert deep == 16, rows
         assert abs(rows["whole", deep][2] / rows["whole", 1][2] - deep) <= 0.05 * deep, rows  # code for every block
-        assert rows["whole", deep][0] >= 3 * rows["whole", 4][0], rows  # and its first call follows
+        growth.append(round(rows["whole", deep][0] / rows["whole", 4][0], 1))  # and its first call follows
         assert rows["each block", deep][1:] == rows["each block", 4][1:] == (2, 24), rows  # the same two graphs
         assert rows["each block", deep][0] <= 1.2 * rows["each block", 4][0], rows  # more blocks add nothing
         last = text.strip().splitlines()[-1]
@@ -759,14 +766,26 @@ def test_whole_model_code_and_compile_time_grow_with_depth_and_regional_ones_do_
         per_block = [float(s) for s in re.findall(r"([\d.]+)(?:,| s)", last.split(":", 1)[1])]
         assert len(per_block) == deep, last
         assert min(per_block[:2]) > 0.5 and max(per_block[2:]) <= 0.05, per_block
-    says(L2, "regional-read-9d41", "More blocks add nothing to a regional compile",
+    assert (min(growth), max(growth)) == (2.8, 3.7), growth
+    says(L2, "regional-read-9d41", "its first call grows with it (2.8x to 3.7x from 4 to 16 blocks on the course's "
+         "H200 runs)", "More blocks add nothing to a regional compile",
          "the first two blocks compile (the graph, then the recompile)")
 
 
-def test_on_the_h200_run_torch_2_11_installed_the_marked_block_once_reused_it_never_and_inlined_nothing():
+def test_on_the_h200_runs_torch_2_11_installed_the_marked_block_once_reused_it_never_and_inlined_nothing():
     records = _records(L2, "nested-region-3c9a")
-    assert [(_gpu_of(r), r["torch"].split("+")[0]) for r in records] == [("H200", "2.11.0")], records
-    text = records[0]["cells"]["nested-region-3c9a"]
+    assert [(_gpu_of(r), r["torch"].split("+")[0]) for r in records] == [("H200", "2.11.0")] * 2, records
+    seconds = [_nested_as_on_2_11(r["cells"]["nested-region-3c9a"]) for r in records]
+    assert seconds == [(2.06, 0.97), (1.98, 0.91)], seconds
+    says(L2, "nested-region-read-6f2d", "on the course's H200 runs (8 blocks: 17 generated kernels whole, 3 with the "
+         "marker; first call 1.98 s and 2.06 s against 0.91 s and 0.97 s) the cold first call was shorter",
+         "The course's H200 runs (torch 2.11) printed that: one subgraph installed, reused 0x, and 8 `invoke_subgraph` "
+         "calls to it, one per block", "on the H200 runs (torch 2.11) all 8 blocks were calls to the two subgraphs, "
+         "with no `linear` at the top level")
+
+
+def _nested_as_on_2_11(text: str) -> tuple[float, float]:
+    """Check the marked region's printout as torch 2.11 gives it; the two cold first calls (whole, marked)."""
     assert ("plain, whole model, 8 blocks: 1 Dynamo graph; linear ops at its top level 16; invoke_subgraph calls 0 "
             "to []; subgraphs installed 0, reused 0x") in text, text
     assert ("nested_compile_region, 8 blocks: 1 Dynamo graph; linear ops at its top level 0; invoke_subgraph calls 8 "
@@ -775,13 +794,9 @@ def test_on_the_h200_run_torch_2_11_installed_the_marked_block_once_reused_it_ne
             "level 0; subgraphs installed 2, reused 0x") in text, text
     (whole_s, whole_k), (nested_s, nested_k) = (_floats(m) for m in re.findall(
         r"Inductor, caches off: first call ([\d.]+) s, (\d+) generated kernels", text))
-    assert (whole_k, nested_k, whole_s, nested_s) == (17, 3, 1.98, 0.91), text
+    assert (whole_k, nested_k) == (17, 3) and nested_s < whole_s, text
     assert "its code defines repeated_subgraph0 once and calls it 8 times" in text
-    says(L2, "nested-region-read-6f2d", "on the course's H200 run (8 blocks: 17 generated kernels whole, 3 with the "
-         "marker; first call 1.98 s against 0.91 s) the cold first call was shorter",
-         "The course's H200 run (torch 2.11) printed that: one subgraph installed, reused 0x, and 8 `invoke_subgraph` "
-         "calls to it, one per block", "on the H200 run (torch 2.11) all 8 blocks were calls to the two subgraphs, "
-         "with no `linear` at the top level")
+    return whole_s, nested_s
 
 
 # ---------------------------------------------------------------- lesson 2, section 8: troubleshooting
@@ -815,15 +830,16 @@ def test_the_cudagraphs_log_that_the_troubleshooting_map_names_exists():
          'before 2.11 only `TORCH_LOGS="perf_hints"` shows it)')
 
 
-def test_on_the_h200_run_the_debug_flag_wrote_the_same_six_files_into_one_folder():
+def test_on_the_h200_runs_the_debug_flag_wrote_the_same_six_files_into_one_folder():
     records = _records(L2, "debug-dir-9e2c")
-    assert [(_gpu_of(r), r["torch"].split("+")[0]) for r in records] == [("H200", "2.11.0")], records
-    listed = re.findall(r"^  (\S+)\s+[\d,]+ bytes$", records[0]["cells"]["debug-dir-9e2c"], re.M)
-    assert sorted(p.split("/")[-1] for p in listed) == ["fx_graph_readable.py", "fx_graph_runnable.py",
-                                                        "fx_graph_transformed.py", "ir_post_fusion.txt",
-                                                        "ir_pre_fusion.txt", "output_code.py"], listed
-    assert len({p.rsplit("/", 1)[0] for p in listed}) == 1, listed
-    says(L2, "debug-dir-read-1d5f", "the course's H200 run, on torch 2.11, wrote these six")
+    assert [(_gpu_of(r), r["torch"].split("+")[0]) for r in records] == [("H200", "2.11.0")] * 2, records
+    for record in records:
+        listed = re.findall(r"^  (\S+)\s+[\d,]+ bytes$", record["cells"]["debug-dir-9e2c"], re.M)
+        assert sorted(p.split("/")[-1] for p in listed) == ["fx_graph_readable.py", "fx_graph_runnable.py",
+                                                            "fx_graph_transformed.py", "ir_post_fusion.txt",
+                                                            "ir_pre_fusion.txt", "output_code.py"], listed
+        assert len({p.rsplit("/", 1)[0] for p in listed}) == 1, listed
+    says(L2, "debug-dir-read-1d5f", "the course's H200 runs, on torch 2.11, wrote these six")
 
 
 def test_lesson_2_no_longer_says_what_the_runs_contradicted_or_never_measured():
