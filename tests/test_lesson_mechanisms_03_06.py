@@ -96,6 +96,10 @@ def test_torchs_cuda_generator_is_graph_safe_each_replay_moves_its_offset_again(
          "`CUDAGraph.register_generator_state`")
     assert 'print("torch.rand on the GPU inside the graph, 3 replays ->", len(values), "different values")' in prose(
         L6, "cell-12")
+    # and the H200 run of 2026-11-29 evening, the first since the cell was added, printed it so
+    assert "torch.rand on the GPU inside the graph, 3 replays -> 3 different values" in output(L6, "cell-12")
+    assert "Python random.random() inside the graph, 3 replays -> {" in output(L6, "cell-12")
+    assert "(one value: captured once)" in output(L6, "cell-12")
 
 
 def test_cudagraph_trees_are_trees_because_a_graph_may_be_followed_by_different_children_in_one_pool():
