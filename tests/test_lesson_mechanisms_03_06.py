@@ -7,9 +7,9 @@ from pathlib import Path
 
 import torch
 import torch._inductor.config as inductor_config
-from lesson_gpu_outputs import output, prose, says
+from lesson_gpu_outputs import output, prose, record_dated, says
 
-L3, L6 = "03_compile_modes", "06_cuda_graphs"
+L3, L4, L6 = "03_compile_modes", "04_graph_breaks", "06_cuda_graphs"
 
 
 def test_a_skip_is_a_warning_printed_with_no_logging_setting_and_perf_hints_was_off_by_default():
@@ -111,3 +111,47 @@ def test_cudagraph_trees_are_trees_because_a_graph_may_be_followed_by_different_
     assert "this is why this feature is called CUDA graph trees" in doc
     says(L6, "cell-13", "each recorded as a child of A, and the two paths share the pool, using the memory of the "
          "larger path, not of both")
+
+
+def test_lesson_4_keep_calls_cell_quiets_the_metrics_logger_that_torch_2_11_fills_with_tracebacks():
+    """On the H200 run of 2026-11-29 evening (torch 2.11) the "when a call must stay" cell printed two 22-line
+    tracebacks: recording a compile's metrics, torch 2.11 could not write its patched config as JSON. The error is
+    caught and logged by torch._dynamo.metrics_context, the compile goes on. The cell quiets that logger while it runs;
+    here the same failure is forced on this torch and the quieted logger passes nothing on."""
+    earlier = record_dated(L4, "2026-11-29 evening")["cells"]["keep-calls-run-5b3c"]
+    assert earlier.count("Unexpected exception logging compilation metrics") == 2
+    assert "Object of type method is not JSON serializable" in earlier
+    code = prose(L4, "keep-calls-run-5b3c")
+    assert 'metrics_log = logging.getLogger("torch._dynamo.metrics_context")' in code
+    assert "metrics_log.setLevel(logging.CRITICAL)" in code and "metrics_log.setLevel(metrics_level)" in code
+
+    import logging
+    from unittest import mock
+
+    import torch._dynamo.utils as dynamo_utils
+
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    metrics_log = logging.getLogger("torch._dynamo.metrics_context")
+    metrics_log.addHandler(handler)
+    level = metrics_log.level
+
+    def compile_once(k):
+        torch._dynamo.reset()
+        torch.compile(lambda x: x * k + 1, backend="eager")(torch.randn(4))
+
+    broken = mock.patch.object(dynamo_utils, "_get_dynamo_config_for_logging",
+                               side_effect=TypeError("Object of type method is not JSON serializable"))
+    try:
+        with broken:
+            compile_once(2.0)
+            logged = len(records)
+            metrics_log.setLevel(logging.CRITICAL)
+            compile_once(3.0)
+    finally:
+        metrics_log.setLevel(level)
+        metrics_log.removeHandler(handler)
+        torch._dynamo.reset()
+    assert logged >= 1 and "Unexpected exception logging compilation metrics" in records[0].getMessage(), records
+    assert len(records) == logged, records[logged:]  # quieted: nothing more
