@@ -159,20 +159,26 @@ def test_a_cudagraph_tree_replay_still_checks_and_copies_non_static_inputs_in_py
 
 
 def test_the_default_mode_range_quoted_in_lesson_3_is_the_recorded_gpu_runs():
-    """Lesson 3 cell 10 says 1.4-1.8x over eager for the default mode; every lesson-3 GPU run in
-    benchmarks/notebook-runs.md agrees (the run of benchmarks/lesson-outputs/, whose row earlier_rows leaves out,
-    is checked in tests/test_lesson_claims_gpu_03_04.py)."""
-    ratios = []
+    """Lesson 3 cell 9 says 1.4-1.8x over eager for the default mode, with one exception it names: section 2 of the
+    H200 run of 2026-11-27 afternoon (0.96x). Every other figure of a lesson-3 GPU run in benchmarks/notebook-runs.md
+    agrees (the run of benchmarks/lesson-outputs/, whose row earlier_rows leaves out, and the earlier records are
+    checked in tests/test_lesson_claims_gpu_03_04.py)."""
+    ratios, exceptions = [], []
     for _, line in earlier_rows("03_compile_modes"):
         launch = re.search(r"eager ([\d.]+) us \(GPU busy \d+%\), default ([\d.]+) us", line)
         stance = re.search(r"compiled ([\d.]+) us, force_eager ([\d.]+) us", line)
         if launch:
-            ratios.append(float(launch[1]) / float(launch[2]))
+            ratio = float(launch[1]) / float(launch[2])
+            (ratios if ratio >= 1 else exceptions).append(ratio)
         if stance:
             ratios.append(float(stance[2]) / float(stance[1]))
     assert len(ratios) >= 4 and all(1.35 <= r <= 1.85 for r in ratios), ratios
+    # the one exception, wherever notebook-runs.md holds the afternoon row: 1045 us eager against 1084 us default
+    assert {round(r, 2) for r in exceptions} <= {0.96}, exceptions
     text = _text("03_compile_modes")
     assert "not reliably faster than eager" not in text and "1.4–1.8x" in text
+    if exceptions:
+        assert "this section measured the default mode *slower* than eager (1084 against 1045 us, 0.96x)" in text
 
 
 # Lesson 3 (N8, N9) and Q03.7: stored mantissa bits counted one way; autocast keeps fp32 weights.
