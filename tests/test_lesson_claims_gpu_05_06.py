@@ -21,6 +21,7 @@ from autograder.course import recompiles
 L0, L5, L6 = "00_start_here", "05_dynamic_shapes", "06_cuda_graphs"
 MIB = r"([\d.]+) MiB"
 AFTERNOON = "2026-11-27 afternoon"  # the H200 run some figures of the prose are named by
+EVENING = "2026-11-29 evening"  # the H200 run of that evening, named by lesson 5's prose too
 
 
 def _flat(text: str) -> str:
@@ -181,7 +182,7 @@ def test_lesson_5_with_the_counter_both_static_servers_compile_8_graphs_and_hit_
     says(L5, "cell-11", "compiles on every one of the first 8 requests", "one graph per new length until the limit")
 
 
-def test_lesson_5_past_the_limit_torch_compile_model_ran_at_0_93x_to_1_84x_of_eager_over_the_runs():
+def test_lesson_5_past_the_limit_torch_compile_model_ran_at_0_91x_to_1_84x_of_eager_over_the_runs():
     """The prose quotes the range over every full-size GPU run (records and notebook-runs.md rows): it must be
     theirs. A new run outside it fails here: widen the range in the prose."""
     limited = r"torch\.compile\(model\) 8 graphs,[^;]*?then ([\d.]+)x eager"
@@ -195,16 +196,22 @@ def test_lesson_5_past_the_limit_torch_compile_model_ran_at_0_93x_to_1_84x_of_ea
                      rows["torch.compile(model)"]["rounds"] is not None))
         eager_ms += [rows["eager"]["ms"]] + [r["eager_beside"] for r in rows.values() if r["eager_beside"]]
     ratios = [ratio for _, ratio, _ in runs]
-    assert (min(ratios), max(ratios)) == (0.93, 1.84) and {gpu for gpu, _, _ in runs} == {"H100", "H200"}, runs
+    assert (min(ratios), max(ratios)) == (0.91, 1.84) and {gpu for gpu, _, _ in runs} == {"H100", "H200"}, runs
     assert (min(eager_ms), max(eager_ms)) == (0.885, 2.431), eager_ms
     assert [(gpu, rounds) for gpu, ratio, rounds in runs if ratio == 1.84] == [("H100", False)], runs
     afternoon = _stream_rows(record_dated(L5, AFTERNOON)["cells"]["cell-10"])["torch.compile(model)"]
     assert (afternoon["ratio"], afternoon["rounds"]) == (0.93, (0.91, 0.94)), afternoon
-    says(L5, "cell-11", "The course's full-size GPU runs of this cell (H100 and H200) put this row at 0.93x to 1.84x "
+    evening = _stream_rows(record_dated(L5, EVENING)["cells"]["cell-10"])["torch.compile(model)"]
+    assert (evening["ratio"], evening["rounds"]) == (0.91, (0.88, 0.93)), evening
+    # every run timed in rounds beside eager put this row a little below eager, every round included
+    in_rounds = [rows["torch.compile(model)"] for rows in _streams() if rows["torch.compile(model)"]["rounds"]]
+    assert len(in_rounds) >= 2 and all(r["ratio"] < 1 and r["rounds"][1] < 1 for r in in_rounds), in_rounds
+    says(L5, "cell-11", "The course's full-size GPU runs of this cell (H100 and H200) put this row at 0.91x to 1.84x "
          "of eager", "eager itself measured 0.885 to 2.431 ms per request", "So expect about eager speed",
          "Reuse cannot explain the 1.84x (H100)", "that run took single medians",
          "the H200 run of 2026-11-27 afternoon (its host shared with other GPU jobs) read 0.93x, every round "
-         "between 0.91x and 0.94x")
+         "between 0.91x and 0.94x, and the H200 run of 2026-11-29 evening 0.91x, every round between 0.88x and "
+         "0.93x: both a little slower than eager")
     assert "Expect eager speed at best" not in _lesson_text(L5)
 
 
@@ -290,7 +297,7 @@ _STATIC_VS_DYNAMIC = (r"length (\d+): static graph ([\d.]+) ms, dynamic graph ([
                       r"difference between their outputs ([\d.e+-]+)")
 
 
-def test_lesson_5_the_dynamic_graph_took_1_09x_the_static_ones_time_at_length_128_on_the_h200():
+def test_lesson_5_the_dynamic_graph_took_1_09x_and_1_29x_the_static_ones_time_at_length_128_on_the_h200():
     for text in _outputs(L5, "static-vs-dynamic"):
         m = re.search(_STATIC_VS_DYNAMIC, text)
         assert m, text
@@ -300,10 +307,17 @@ def test_lesson_5_the_dynamic_graph_took_1_09x_the_static_ones_time_at_length_12
     assert _first_run_with(L5, "static-vs-dynamic")["date"] == AFTERNOON
     m = re.search(_STATIC_VS_DYNAMIC, record_dated(L5, AFTERNOON)["cells"]["static-vs-dynamic"])
     assert m.groups() == ("128", "0.457", "0.496", "1.09", "1.07", "1.10", "6.0e-07"), m.groups()
+    m = re.search(_STATIC_VS_DYNAMIC, record_dated(L5, EVENING)["cells"]["static-vs-dynamic"])
+    assert m.groups() == ("128", "0.523", "0.675", "1.29", "1.20", "1.37", "7.2e-07"), m.groups()
+    ratios = [float(re.search(_STATIC_VS_DYNAMIC, text)[4]) for text in _outputs(L5, "static-vs-dynamic")]
+    assert (min(ratios), max(ratios)) == (1.09, 1.29), ratios  # "a tenth to nearly a third slower"
     says(L5, "static-vs-dynamic-md", "the ratio, with its rounds' range, is what that costs this model at this length",
          "In the H200 run of 2026-11-27 afternoon (the first GPU run of this cell), at length 128, the dynamic graph "
          "took 1.09x the static one's time (0.496 against 0.457 ms per request), every round between 1.07x and "
-         "1.10x, with outputs 6.0e-07 apart: about a tenth slower here")
+         "1.10x, with outputs 6.0e-07 apart; in the H200 run of 2026-11-29 evening 1.29x (0.675 against 0.523 ms), "
+         "every round between 1.20x and 1.37x, outputs 7.2e-07 apart: a tenth to nearly a third slower here, "
+         "depending on the run")
+    assert "about a tenth slower here" not in _lesson_text(L5)
     assert "Dynamic kernels can be slower than static ones" not in _lesson_text(L5)
 
 
@@ -404,33 +418,45 @@ def test_lesson_5_dynamic_true_keeps_cuda_graphs_and_pays_its_recordings_on_the_
          "total", "both slower than a replay")
 
 
-def test_lesson_5_first_pass_and_replays_of_the_two_cuda_graph_servers_in_the_morning_and_afternoon_runs():
-    timed = [_cudagraph_servers(record_dated(L5, date)["cells"]["cell-20"]) for date in ("2026-11-27", AFTERNOON)]
+CUDAGRAPH_RUNS = ("2026-11-27", AFTERNOON, EVENING)  # the H200 runs that timed a first pass and then the replays
+
+
+def test_lesson_5_first_pass_and_replays_of_the_two_cuda_graph_servers_in_the_three_h200_runs_that_timed_both():
+    assert {r["date"] for r in _runs(L5) if _has(r, "cell-20", "first pass")} == set(CUDAGRAPH_RUNS)
+    timed = [_cudagraph_servers(record_dated(L5, date)["cells"]["cell-20"]) for date in CUDAGRAPH_RUNS]
     dynamic = [t["reduce-overhead, dynamic=True"] for t in timed]
     buckets = [t["reduce-overhead, 4 static buckets"] for t in timed]
 
     def span(values, digits):
         return round(min(values), digits), round(max(values), digits)
 
-    assert span([d[0] for d in dynamic], 0) == (84, 118) and span([b[0] for b in buckets], 2) == (0.37, 0.40)
-    assert span([d[1] for d in dynamic], 2) == (0.19, 0.29) and span([b[1] for b in buckets], 2) == (0.20, 0.21)
-    assert {d[1] < b[1] for d, b in zip(dynamic, buckets, strict=True)} == {True, False}  # each ahead once
-    says(L5, "cell-21", "In the H200 runs that timed it this way (2026-11-27 morning and afternoon), "
-         "`dynamic=True`'s first pass took 84 to 118 ms per request against 0.37 to 0.40 ms for the buckets; "
-         "afterwards 0.19 to 0.29 ms against 0.20 to 0.21 ms, and which of the two replayed faster differed "
-         "between the runs")
+    assert span([d[0] for d in dynamic], 0) == (84, 118) and span([b[0] for b in buckets], 3) == (0.374, 0.573)
+    assert span([d[1] for d in dynamic], 3) == (0.193, 0.294) and span([b[1] for b in buckets], 3) == (0.203, 0.355)
+    ahead = [d[1] < b[1] for d, b in zip(dynamic, buckets, strict=True)]
+    assert ahead == [False, True, True], ahead  # dynamic=True replayed faster in two of the three
+    says(L5, "cell-21", "In the three H200 runs that timed it this way (2026-11-27 morning and afternoon, 2026-11-29 "
+         "evening), `dynamic=True`'s first pass took 84 to 118 ms per request against 0.374 to 0.573 ms for the "
+         "buckets; afterwards 0.193 to 0.294 ms against 0.203 to 0.355 ms, and which of the two replayed faster "
+         "differed between the runs (`dynamic=True` in two of the three)")
 
 
 def test_lesson_5_dynamic_true_first_pass_is_mostly_its_one_compile_by_the_records_own_figures():
     """The first pass of dynamic=True includes its lazy compile (nothing warmed it up): 48 requests at full size
-    times 84 to 118 ms is 4 to 6 s, the order of section 3's first half-stream under dynamic=True in the record."""
+    times 84 to 118 ms is 4 to 6 s, the order of section 3's first half-stream under dynamic=True in the same runs
+    (each run's own pass against its own half-stream, too)."""
     assert "n_requests = ctx.pick(24, 48)" in prose(L5, "cell-10")  # 48 requests at full size
     assert 4 <= 84 * 48 / 1e3 and 118 * 48 / 1e3 <= 6
-    first_half = re.search(r"dynamic=True: 1 graphs, first half of the stream\s+([\d.]+) s",
-                           recorded(L5)["cells"]["cell-10"])
-    assert first_half and first_half[1] == "3.40", first_half
+    first_half, pass_s = [], []
+    for date in CUDAGRAPH_RUNS:
+        cells = record_dated(L5, date)["cells"]
+        half = float(re.search(r"dynamic=True: 1 graphs, first half of the stream\s+([\d.]+) s", cells["cell-10"])[1])
+        first_pass = _cudagraph_servers(cells["cell-20"])["reduce-overhead, dynamic=True"][0] * 48 / 1e3
+        assert half < first_pass < 2 * half, (date, half, first_pass)  # the same order: more, less than twice
+        first_half.append(half)
+        pass_s.append(first_pass)
+    assert (min(first_half), max(first_half)) == (3.22, 3.65), first_half
     says(L5, "cell-21", "Spread over the pass's 48 requests, 84 to 118 ms is 4 to 6 seconds in all",
-         "(3.40 s on the H200, its compile included): the first pass is mostly the one compile",
+         "(3.22 to 3.65 s in the same runs, its compile included): the first pass is mostly the one compile",
          "`torch.compile` is lazy, and nothing warmed it up")
 
 
