@@ -389,8 +389,8 @@ def test_small_sizes_are_per_call_overhead_and_large_ones_grow_with_memory_traff
          "(1.96x to 2.25x)", "Both lines were flat within 8% on two runs; on another, on a host shared with jobs on "
          "another GPU, the points scattered by up to 1.7x with no trend (eager from 100 to 166 us), its speedups "
          "still 2.03x to 2.15x", "(from 8M elements on the H200) eager's time grows with the size, and by 67M "
-         "elements the compiled one's too", "4.8x to 6.9x at 67M elements on the H200 and H100 runs; on one H200 run it had reached 4.9x by 8M and "
-         "stayed there")
+         "elements the compiled one's too", "4.8x to 6.9x at 67M elements on the H200 and H100 runs; on one H200 run "
+         "it had reached 4.9x by 8M and stayed there")
 
 
 def test_torchscript_warns_about_its_deprecation():

@@ -3,13 +3,14 @@ statement is checked here against the installed torch's own code (an outside rev
 them wrong or imprecise), or against what the lesson's cells printed on a GPU."""
 
 import inspect
+import re
 from pathlib import Path
 
 import torch
 import torch._inductor.config as inductor_config
 from lesson_gpu_outputs import output, prose, record_dated, says
 
-L3, L4, L6 = "03_compile_modes", "04_graph_breaks", "06_cuda_graphs"
+L3, L4, L5, L6 = "03_compile_modes", "04_graph_breaks", "05_dynamic_shapes", "06_cuda_graphs"
 
 
 def test_a_skip_is_a_warning_printed_with_no_logging_setting_and_perf_hints_was_off_by_default():
@@ -155,3 +156,43 @@ def test_lesson_4_keep_calls_cell_quiets_the_metrics_logger_that_torch_2_11_fill
         torch._dynamo.reset()
     assert logged >= 1 and "Unexpected exception logging compilation metrics" in records[0].getMessage(), records
     assert len(records) == logged, records[logged:]  # quieted: nothing more
+
+
+def test_skipping_guards_keeps_tensor_guards_and_guards_that_failed_once_and_silently_drops_the_rest():
+    """Lesson 5's skip_guard_eval_unsafe cell, run here: under the stance an int guard that never failed is not
+    checked (n = 3 gets n = 2's graph and values), an unseen length raises instead of recompiling, and a guard the
+    warm-up made fail once is checked (n = 3 gets its own graph, n = 4 raises). The mechanism the prose names is the
+    one in torch's source."""
+    import contextlib
+    import io
+
+    from autograder.core.timing import measure
+    from autograder.course.context import course_context
+
+    source = (Path(torch.__file__).parent / "_dynamo" / "guards.py").read_text()
+    assert "def collect_diff_guard_sources" in source
+    assert "we have only marked guard managers with" in source
+    assert "TENSOR_MATCH guards as diff guard managers" in source
+    assert "After a recompilation, some of guard managers will have a fail_count" in source
+    assert "skip_guard_eval_unsafe" in inspect.signature(torch.compiler.set_stance).parameters
+
+    printed = io.StringIO()
+    namespace = {"torch": torch, "measure": measure, "ctx": course_context("cpu", "smoke")}
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(prose(L5, "skip-guards-run-4e7b"), "lesson5:skip-guards", "exec"), namespace)
+    finally:
+        torch.compiler.set_stance("default")
+        torch._dynamo.reset()
+    text = printed.getvalue()
+    assert re.search(r"per call \(3 rounds\): guards run [\d.]+\.\.[\d.]+ us, guards skipped [\d.]+\.\.[\d.]+ us", text)
+    assert ("warmed on n = 2, under the stance: length 64, n = 2 -> n = 2's values | length 128, n = 3 -> n = 2's "
+            "values") in text, text
+    assert ("warmed on n = 2, under the stance: length 100 -> RuntimeError: Recompilation triggered with "
+            "skip_guard_eval_unsafe stance") in text, text
+    assert ("warmed on n = 2 and 3, under the stance: n = 3 -> n = 3's values | n = 4 -> RuntimeError: Recompilation "
+            "triggered with skip_guard_eval_unsafe stance") in text, text
+    says(L5, "skip-guards-md-2c9a", "those on tensors (sizes, dtype, strides...) and those that have failed at least "
+         "once", "`collect_diff_guard_sources` in `torch/_dynamo/guards.py`")
+    says(L5, "skip-guards-read-8d1f", "`n = 3` ran the `n = 2` graph and returned `n = 2`'s values, with no warning",
+         "a recompile under this stance raises", "`n = 4` raised instead of returning wrong ones")
