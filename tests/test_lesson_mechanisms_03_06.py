@@ -196,3 +196,32 @@ def test_skipping_guards_keeps_tensor_guards_and_guards_that_failed_once_and_sil
          "once", "`collect_diff_guard_sources` in `torch/_dynamo/guards.py`")
     says(L5, "skip-guards-read-8d1f", "`n = 3` ran the `n = 2` graph and returned `n = 2`'s values, with no warning",
          "a recompile under this stance raises", "`n = 4` raised instead of returning wrong ones")
+
+
+def test_a_job_id_carries_automatic_dynamic_across_processes_and_another_id_learns_again():
+    """Lesson 5's PGO cell, run here: three new processes sharing one cache directory compile 2, 1 and 2 graphs for
+    lengths 64 and 128 (the same id read the profile the first wrote; another id did not), and the profiles are named
+    by id. The prose's sources: job_id's docstring, where the profile is written and why a source edit misses it."""
+    import contextlib
+    import io
+
+    from autograder.course.context import course_context
+
+    config_source = (Path(torch.__file__).parent / "compiler" / "config.py").read_text()
+    assert '"TORCH_COMPILE_JOB_ID"' in config_source
+    assert "does nothing (even if explicitly enabled)" in " ".join(config_source.split())
+    assert "put_code_state()" in (Path(torch.__file__).parent / "_dynamo" / "convert_frame.py").read_text()
+    dynamo_config = " ".join((Path(torch.__file__).parent / "_dynamo" / "config.py").read_text().split())
+    assert "we identify particular code objects # by filename, line number and name of their function" in dynamo_config
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(prose(L5, "pgo-run-7a3e"), "lesson5:pgo", "exec"), {"ctx": course_context("cpu", "smoke")})
+    lines = printed.getvalue().splitlines()
+    assert lines[:3] == [f"a new process, TORCH_COMPILE_JOB_ID={job}: {n} graph(s) for lengths 64 and 128"
+                         for job, n in (("training-run-1", 2), ("training-run-1", 1), ("another-job", 2))], lines
+    assert lines[3] == ("profiles in the cache directory: ['code_state_another-job_None_.pkl', "
+                        "'code_state_training-run-1_None_.pkl']"), lines
+    says(L5, "pgo-md-5b2d", "`torch.compiler.config.job_id`, or the environment variable `TORCH_COMPILE_JOB_ID`",
+         "`put_code_state` in `torch/_dynamo/convert_frame.py`")
+    says(L5, "pgo-read-3f6c", "The second one, with the same id, compiled once", "A different id learned again")
