@@ -3,7 +3,8 @@
 # (changed after this sitting's run: lesson 4's quieted metrics logger, lesson 5's skip_guard_eval_unsafe and PGO
 # cells), kept for `python -m autograder.tools.lesson_outputs` (move the record's 04/05 into earlier/ first, or
 # extract into a scratch --out and merge the two new cells' outputs); then 02's reference toward 20 gradings with
-# its NaN hunter (3 so far). Copy to .gpu/chain_single.sh; run `bash .gpu/start1.sh 1540 540` with carry
+# its NaN hunter (3 so far). Copy to .gpu/chain_single.sh, with start1.sh, wait1.sh and lib.sh from
+# benchmarks/issue38/h200-2026-11-29-e/scripts/; run `bash .gpu/start1.sh 1540 540` with carry
 # [".gpu", ".whl4"] (tlparse-*.whl in .whl4), poll with `bash .gpu/wait1.sh 450`.
 source /tmp/repo/.gpu/lib.sh; cd /tmp/repo; export PYTHONPATH=/tmp/site:/tmp/repo
 export PATH=/tmp/site/bin:$PATH
