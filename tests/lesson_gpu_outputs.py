@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 
@@ -34,6 +36,14 @@ def prose(lesson: str, cell: str) -> str:
     found = [c for c in nb["cells"] if c.get("id") == cell]
     assert found, f"lessons/{lesson}.ipynb has no cell {cell!r}"
     return "".join(found[0]["source"])
+
+
+def run_cell(lesson: str, cell: str, namespace: dict) -> str:
+    """Run a lesson cell's source on this machine in ``namespace`` (which keeps what it defines); what it printed."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(prose(lesson, cell), f"lessons/{lesson}.ipynb:{cell}", "exec"), namespace)  # noqa: S102
+    return printed.getvalue()
 
 
 def says(lesson: str, cell: str, *phrases: str) -> None:
@@ -88,4 +98,4 @@ def earlier_rows(lesson: str) -> list[tuple[str, str]]:
 
 
 __all__ = ["EARLIER_DIR", "OUT_DIR", "all_records", "earlier_records", "earlier_rows", "number", "numbers", "output",
-           "prose", "record_dated", "recorded", "says"]
+           "prose", "record_dated", "recorded", "run_cell", "says"]

@@ -10,11 +10,9 @@ tests/test_lesson_claims_gpu_01_02.py ties those lines, and the GPU figures the 
 cost cell's 7.8x per step, the kernel counts and first calls, the six debug files), to that record.
 """
 
-import contextlib
 import importlib
 import importlib.util
 import inspect
-import io
 import json
 import re
 from functools import partial
@@ -23,7 +21,7 @@ import pytest
 import torch
 import torch._dynamo
 from conftest import REPO
-from lesson_gpu_outputs import says
+from lesson_gpu_outputs import run_cell, says
 
 from autograder.course import pipeline
 from autograder.course.context import course_context
@@ -48,10 +46,7 @@ def _run(cell: str, **names) -> tuple[dict, str]:
 
     scope = {"torch": torch, "pipeline": pipeline, "ctx": course_context("cpu", "smoke"), "time_fn": time_fn,
              "capture_compile_events": capture_compile_events, "dynamo_config": dynamo_config, **names}
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        exec(compile(_cells()[cell], f"lesson02:{cell}", "exec"), scope)
-    return scope, printed.getvalue()
+    return scope, run_cell("02_compile_pipeline", cell, scope)
 
 
 def _definitions(cell: str) -> dict:

@@ -21,8 +21,6 @@ cost, nested_compile_region and the debug folder in lesson 2) have the afternoon
 count and the rounding check also run here on the CPU, where what they print does not depend on the device.
 """
 
-import contextlib
-import io
 import json
 import math
 import re
@@ -31,7 +29,18 @@ from types import SimpleNamespace
 
 import torch
 from conftest import REPO
-from lesson_gpu_outputs import all_records, earlier_rows, number, numbers, output, prose, record_dated, recorded, says
+from lesson_gpu_outputs import (
+    all_records,
+    earlier_rows,
+    number,
+    numbers,
+    output,
+    prose,
+    record_dated,
+    recorded,
+    run_cell,
+    says,
+)
 
 from autograder.exercises.ex01_eager_mode.workload import gelu_bias_chain
 
@@ -107,14 +116,6 @@ def _shared_host_record(lesson: str) -> dict:
     return record_dated(lesson, SHARED_HOST_RUN)
 
 
-def _run_cell(lesson: str, cell: str, namespace: dict) -> str:
-    """Run one cell's source in ``namespace`` (which keeps what it defines) on this machine; what it printed."""
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        exec(compile(prose(lesson, cell), f"lessons/{lesson}.ipynb:{cell}", "exec"), namespace)
-    return printed.getvalue()
-
-
 def _byte_ratio(text: str) -> float:
     found = re.search(r"eager: (\d+) operators read and wrote [\d,]+ MiB; .*: ([\d.]+)x more", text)
     assert found, text
@@ -124,7 +125,7 @@ def _byte_ratio(text: str) -> float:
 
 def _cpu_byte_count() -> str:
     torch.manual_seed(0)
-    return _run_cell(L1, "bytes-moved-6d2e", {"torch": torch, "gelu_bias_chain": gelu_bias_chain,
+    return run_cell(L1, "bytes-moved-6d2e", {"torch": torch, "gelu_bias_chain": gelu_bias_chain,
                                               "x": torch.randn(256, 256), "bias": torch.randn(256)})
 
 
@@ -262,7 +263,7 @@ def test_compiled_and_eager_agree_within_rounding_on_a_cpu():
     x, bias = torch.randn(256, 256), torch.randn(256)
     torch._dynamo.reset()
     try:
-        text = _run_cell(L1, "rounding-8a4b", {"torch": torch, "gelu_bias_chain": gelu_bias_chain,
+        text = run_cell(L1, "rounding-8a4b", {"torch": torch, "gelu_bias_chain": gelu_bias_chain,
                                                "compiled_chain": torch.compile(gelu_bias_chain), "x": x, "bias": bias})
     finally:
         torch._dynamo.reset()
@@ -431,8 +432,8 @@ def test_the_global_state_guard_pins_grad_mode_the_thread_count_and_tf32():
 
     namespace = {"torch": torch, "pipeline": pipeline, "ctx": SimpleNamespace(device=torch.device("cpu"))}
     try:
-        _run_cell(L2, "eea4caed", namespace)  # defines scaled_gelu, x and w, as in the lesson
-        text = _run_cell(L2, "a8fc7418", namespace)
+        run_cell(L2, "eea4caed", namespace)  # defines scaled_gelu, x and w, as in the lesson
+        text = run_cell(L2, "a8fc7418", namespace)
     finally:
         torch._dynamo.reset()
     pins = next(ln for ln in text.splitlines() if ln.startswith("GLOBAL_STATE pins:"))

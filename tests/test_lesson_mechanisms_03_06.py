@@ -8,9 +8,10 @@ from pathlib import Path
 
 import torch
 import torch._inductor.config as inductor_config
-from lesson_gpu_outputs import output, prose, record_dated, says
+from lesson_gpu_outputs import output, prose, record_dated, run_cell, says
 
 L3, L4, L5, L6 = "03_compile_modes", "04_graph_breaks", "05_dynamic_shapes", "06_cuda_graphs"
+TORCH_DIR = Path(torch.__file__).parent  # the installed torch: the sources and headers the prose cites
 
 
 def test_a_skip_is_a_warning_printed_with_no_logging_setting_and_perf_hints_was_off_by_default():
@@ -86,12 +87,12 @@ def test_torchs_cuda_generator_is_graph_safe_each_replay_moves_its_offset_again(
     """Lesson 6, section 3: torch's GPU random ops in a capture draw new numbers at each replay (the note in the
     header shipped with torch), a generator of one's own is registered with the graph; the cell that shows it on a
     GPU prints the count of different values over three replays."""
-    header = Path(torch.__file__).parent / "include" / "ATen" / "cuda" / "CUDAGeneratorImpl.h"
+    header = TORCH_DIR / "include" / "ATen" / "cuda" / "CUDAGeneratorImpl.h"
     note = " ".join(line.strip(" *") for line in header.read_text().splitlines())
     assert "Note [CUDA Graph-safe RNG states]" in note
     assert "records the final total as the offset for the entire graph" in note
     assert "increments this device's CUDA generator's offset by that total" in note
-    stubs = (Path(torch.__file__).parent / "_C" / "__init__.pyi").read_text()  # the CUDA graph's methods, any build
+    stubs = (TORCH_DIR / "_C" / "__init__.pyi").read_text()  # the CUDA graph's methods, any build
     assert "def register_generator_state(self, Generator) -> None: ..." in stubs
     says(L6, "cell-11", "each replay moves it that far again, so every replay draws new numbers",
          "`CUDAGraph.register_generator_state`")
@@ -163,28 +164,22 @@ def test_skipping_guards_keeps_tensor_guards_and_guards_that_failed_once_and_sil
     checked (n = 3 gets n = 2's graph and values), an unseen length raises instead of recompiling, and a guard the
     warm-up made fail once is checked (n = 3 gets its own graph, n = 4 raises). The mechanism the prose names is the
     one in torch's source."""
-    import contextlib
-    import io
-
     from autograder.core.timing import measure
     from autograder.course.context import course_context
 
-    source = (Path(torch.__file__).parent / "_dynamo" / "guards.py").read_text()
+    source = (TORCH_DIR / "_dynamo" / "guards.py").read_text()
     assert "def collect_diff_guard_sources" in source
     assert "we have only marked guard managers with" in source
     assert "TENSOR_MATCH guards as diff guard managers" in source
     assert "After a recompilation, some of guard managers will have a fail_count" in source
     assert "skip_guard_eval_unsafe" in inspect.signature(torch.compiler.set_stance).parameters
 
-    printed = io.StringIO()
-    namespace = {"torch": torch, "measure": measure, "ctx": course_context("cpu", "smoke")}
     try:
-        with contextlib.redirect_stdout(printed):
-            exec(compile(prose(L5, "skip-guards-run-4e7b"), "lesson5:skip-guards", "exec"), namespace)
+        text = run_cell(L5, "skip-guards-run-4e7b", {"torch": torch, "measure": measure,
+                                                    "ctx": course_context("cpu", "smoke")})
     finally:
         torch.compiler.set_stance("default")
         torch._dynamo.reset()
-    text = printed.getvalue()
     assert re.search(r"per call \(3 rounds\): guards run [\d.]+\.\.[\d.]+ us, guards skipped [\d.]+\.\.[\d.]+ us", text)
     assert ("warmed on n = 2, under the stance: length 64, n = 2 -> n = 2's values | length 128, n = 3 -> n = 2's "
             "values") in text, text
@@ -202,22 +197,16 @@ def test_a_job_id_carries_automatic_dynamic_across_processes_and_another_id_lear
     """Lesson 5's PGO cell, run here: three new processes sharing one cache directory compile 2, 1 and 2 graphs for
     lengths 64 and 128 (the same id read the profile the first wrote; another id did not), and the profiles are named
     by id. The prose's sources: job_id's docstring, where the profile is written and why a source edit misses it."""
-    import contextlib
-    import io
-
     from autograder.course.context import course_context
 
-    config_source = (Path(torch.__file__).parent / "compiler" / "config.py").read_text()
+    config_source = (TORCH_DIR / "compiler" / "config.py").read_text()
     assert '"TORCH_COMPILE_JOB_ID"' in config_source
     assert "does nothing (even if explicitly enabled)" in " ".join(config_source.split())
-    assert "put_code_state()" in (Path(torch.__file__).parent / "_dynamo" / "convert_frame.py").read_text()
-    dynamo_config = " ".join((Path(torch.__file__).parent / "_dynamo" / "config.py").read_text().split())
+    assert "put_code_state()" in (TORCH_DIR / "_dynamo" / "convert_frame.py").read_text()
+    dynamo_config = " ".join((TORCH_DIR / "_dynamo" / "config.py").read_text().split())
     assert "we identify particular code objects # by filename, line number and name of their function" in dynamo_config
 
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        exec(compile(prose(L5, "pgo-run-7a3e"), "lesson5:pgo", "exec"), {"ctx": course_context("cpu", "smoke")})
-    lines = printed.getvalue().splitlines()
+    lines = run_cell(L5, "pgo-run-7a3e", {"ctx": course_context("cpu", "smoke")}).splitlines()
     assert lines[:3] == [f"a new process, TORCH_COMPILE_JOB_ID={job}: {n} graph(s) for lengths 64 and 128"
                          for job, n in (("training-run-1", 2), ("training-run-1", 1), ("another-job", 2))], lines
     assert lines[3] == ("profiles in the cache directory: ['code_state_another-job_None_.pkl', "
