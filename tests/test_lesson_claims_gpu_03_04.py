@@ -124,15 +124,13 @@ def _launch(mode: str, what: int, runs: list[dict] = RUNS3) -> list[float]:
     return [run["launch"][mode][what] for run in runs]
 
 
-def _distinct(runs: list[dict]) -> list[dict]:
-    """The runs, each once: a row of notebook-runs.md whose launch-bound times per call are a record's is that
-    record's run (the rows of both runs of 2026-11-27)."""
-    def times(run: dict) -> tuple:
-        return run["gpu"], *(run["launch"][mode][1] for mode in MODES)
-
+def _distinct(runs: list[dict], figures=lambda run: (run["gpu"], *(run["launch"][mode][1] for mode in MODES))
+              ) -> list[dict]:
+    """The runs, each once: a row of notebook-runs.md whose ``figures`` (by default lesson 3's launch-bound times per
+    call) are a record's is that record's run (the rows of both runs of 2026-11-27)."""
     records = [run for run in runs if run["label"] != ROW]
-    seen = {times(run) for run in records}
-    return records + [run for run in runs if run["label"] == ROW and times(run) not in seen]
+    seen = {figures(run) for run in records}
+    return records + [run for run in runs if run["label"] == ROW and figures(run) not in seen]
 
 
 def test_lesson3_the_ranges_cover_six_runs_five_on_h200s_and_one_on_an_h100():
@@ -490,13 +488,8 @@ RUNS4 = [_lesson4_record(rec) for rec in all_records(L4)] + [_lesson4_row(gpu, l
 
 
 def _distinct4(runs: list[dict]) -> list[dict]:
-    """The runs, each once: a row of notebook-runs.md whose break sweep is a record's is that record's run."""
-    def sweep(run: dict) -> tuple:
-        return run["gpu"], *sorted(run["breaks"].items())
-
-    records = [run for run in runs if run["label"] != ROW]
-    seen = {sweep(run) for run in records}
-    return records + [run for run in runs if run["label"] == ROW and sweep(run) not in seen]
+    """Lesson 4's runs, each once: a row whose break sweep is a record's is that record's run."""
+    return _distinct(runs, lambda run: (run["gpu"], *sorted(run["breaks"].items())))
 
 
 def test_lesson4_the_gpu_runs_are_four_on_h200s_and_one_on_an_h100():
