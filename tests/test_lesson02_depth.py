@@ -261,3 +261,35 @@ def test_torchs_bisector_names_the_decomposition_and_the_config_change_the_lesso
           "config change `fallback_random=True` fixes it")
     _says("bisector-md-4b1f", "every `torch.compile` call swaps in the backend the bisector is trying",
           "a function compiled once outside it would keep its first backend")
+
+
+def test_the_min_cut_partitioner_keeps_less_than_eager_and_a_memory_budget_trades_recompute_for_less_still():
+    """Lesson 2's memory cell, run here at smoke size: the default partitioner keeps exactly eager's bytes, the
+    min-cut less, Inductor's decompositions (the same bytes as aot_eager_decomp_partition) less again, and the budget
+    less still, down to a few tensors per block at 0.0."""
+    from autograder.course.models import BlockConfig, make_model, mse
+
+    ctx = course_context("cpu", "smoke")
+    scope, printed = _run("mem-run-3c9d", BlockConfig=BlockConfig, make_model=make_model, mse=mse,
+                          cfg=BlockConfig(dim=64, heads=2, layers=2, seq=32), batch=2, ctx=ctx)
+    kept = {key: saved.kib for key, saved in scope["memory"].items()}
+    eager = kept[("eager", None)]
+    assert kept[("aot_eager_default_partitioner", 1.0)] == eager, printed
+    assert kept[("inductor", 1.0)] == kept[("aot_eager_decomp_partition", 1.0)] < kept[("aot_eager", 1.0)] < eager
+    assert kept[("inductor", 0.0)] < kept[("inductor", 0.5)] <= kept[("inductor", 1.0)] / 2, printed
+    assert scope["memory"][("inductor", 0.0)].tensors <= 4 * 2, printed  # a few per block, two blocks
+    _says("mem-md-6b2e", "should always use less memory than eager",
+          "`torch._functorch.config.activation_memory_budget` (default 1.0)")
+    _says("mem-read-8a4f", "The default partitioner keeps exactly what eager keeps",
+          "keeps the same bytes", "keeps less again: what `torch.compile` keeps by default")
+
+
+def test_the_partitioners_the_memory_cell_names_are_the_ones_torch_uses():
+    from torch._dynamo.backends import debugging
+    from torch._functorch import config as functorch_config
+    from torch._inductor import compile_fx
+
+    assert functorch_config.activation_memory_budget == 1.0
+    assert "should always use less memory than eager" in inspect.getsource(functorch_config)
+    assert "partition_fn=min_cut_rematerialization_partition" in inspect.getsource(debugging.aot_eager)
+    assert "min_cut_rematerialization_partition(" in inspect.getsource(compile_fx)

@@ -198,3 +198,29 @@ def cold_first_call(model: torch.nn.Sequential, x: torch.Tensor, *, regional: bo
 def aten_ops(graph_code: str) -> list[str]:
     """The ATen ops called in a readable AOT graph, in order: ['mm', 'add', 'gelu', ...]."""
     return re.findall(r"torch\.ops\.aten\.(\w+)\.", graph_code)
+
+
+@dataclass
+class Saved:
+    kib: float  # bytes kept for the backward, in KiB, each storage counted once
+    tensors: int  # how many distinct storages
+
+
+def saved_for_backward(fn, *args, exclude=()) -> Saved:
+    """What autograd keeps for the backward while ``fn(*args)`` runs its forward (``fn`` returns the loss), eager or
+    compiled alike: ``torch.autograd.graph.saved_tensors_hooks`` sees every tensor an autograd node saves, AOTAutograd's
+    compiled function included. Storages counted once; those of ``exclude`` (the parameters: kept anyway) left out.
+    Runs the backward afterwards, so the graph is freed; the caller clears the gradients."""
+    skip = {t.untyped_storage().data_ptr() for t in exclude}
+    kept: dict[int, int] = {}
+
+    def pack(t):
+        storage = t.untyped_storage()
+        if storage.data_ptr() not in skip:
+            kept[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        loss = fn(*args)
+    loss.backward()
+    return Saved(sum(kept.values()) / 2**10, len(kept))
