@@ -59,7 +59,7 @@ def recorded(lesson: str) -> dict:
 
 
 EARLIER_DIR = OUT_DIR / "earlier"
-_RUN_LABEL = re.compile(r"\d{4}-\d{2}-\d{2}(?: (?:morning|afternoon|evening))?")
+_RUN_LABEL = re.compile(r"\d{4}-\d{2}-\d{2}(?: (?:morning|afternoon|evening|night))?")
 
 
 def earlier_records(lesson: str) -> list[dict]:
@@ -81,18 +81,20 @@ def record_dated(lesson: str, date: str) -> dict:
     return found[0]
 
 
-def earlier_rows(lesson: str) -> list[tuple[str, str]]:
+def earlier_rows(lesson: str, skip_recorded: bool = False) -> list[tuple[str, str]]:
     """(GPU: "H100" or "H200", the table row) for each full-size run of ``lesson`` in benchmarks/notebook-runs.md,
-    except the row of the run the record holds. A section's run is named by the first date in its heading and an
-    optional "morning"/"afternoon"/"evening" after it (two runs of one day are two runs); the record's ``date``
-    names its run the same way."""
-    rows, gpu, label, current = [], "H200", None, recorded(lesson)["date"]
+    except the row of the run the record holds (``skip_recorded``: and the rows of runs an earlier record holds,
+    whose whole output the record has). A section's run is named by the first date in its heading and an optional
+    "morning"/"afternoon"/"evening"/"night" after it (two runs of one day are two runs); a record's ``date`` names
+    its run the same way."""
+    rows, gpu, label = [], "H200", None
+    skipped = {r["date"] for r in (all_records(lesson) if skip_recorded else [recorded(lesson)])}
     for line in (REPO / "benchmarks" / "notebook-runs.md").read_text().splitlines():
         if line.startswith("## "):
             gpu = "H100" if "H100" in line else "H200"
             found = _RUN_LABEL.search(line)
             label = found[0] if found else label
-        elif line.startswith(f"| lessons/{lesson}.ipynb") and label != current:
+        elif line.startswith(f"| lessons/{lesson}.ipynb") and label not in skipped:
             rows.append((gpu, line))
     return rows
 

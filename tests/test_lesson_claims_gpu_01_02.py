@@ -488,7 +488,7 @@ def test_compiled_autograd_captures_the_backward_inside_the_compiled_step_and_no
 
 def test_on_the_h200_runs_the_hooks_ran_where_the_cpu_shows_them_and_the_capture_held_both():
     records = _records(L2, "ca-hooks-5d1a")
-    assert [_gpu_of(r) for r in records] == ["H200", "H200"], [r["date"] for r in records]
+    assert [_gpu_of(r) for r in records] == ["H200", "H200", "H200"], [r["date"] for r in records]
     for record in records:
         _hooks_as_on_the_cpu(record["cells"]["ca-hooks-5d1a"])
     says(L2, "ca-hooks-read-8e3c", "`triple` is in no compiled graph", "both hooks' multiplications and the "
@@ -507,9 +507,10 @@ def _hooks_as_on_the_cpu(text: str) -> None:
     assert re.search(r"call_hook\(.*hook_type = 'tensor_pre_hook'", flagged), flagged
 
 
-def test_on_the_h200_runs_compiled_autograd_made_each_step_7_5x_to_7_8x_slower_and_the_first_call_longer():
+def test_on_the_h200_runs_compiled_autograd_made_each_step_6_9x_to_7_8x_slower_and_the_first_call_longer():
     records = _records(L2, "ca-cost-2f6b")
-    assert [(_gpu_of(r), r["date"]) for r in records] == [("H200", "2026-11-29 evening"), ("H200", SHARED_HOST_RUN)]
+    assert [(_gpu_of(r), r["date"]) for r in records] == [("H200", "2026-11-29 night"), ("H200", SHARED_HOST_RUN),
+                                                         ("H200", "2026-11-29 evening")]
     pattern = r"compiled_autograd = +{}: first call ([\d.]+) s, then ([\d.]+) ms per step \(block spread (\d+)%\)"
     figures = []
     for record in records:
@@ -518,13 +519,15 @@ def test_on_the_h200_runs_compiled_autograd_made_each_step_7_5x_to_7_8x_slower_a
         ratio = _floats(_found(record, "ca-cost-2f6b", r"with the flag / without: ([\d.]+)x"))[0]
         assert ratio == round(flagged[1] / without[1], 1), (ratio, flagged[1] / without[1])
         figures.append((without, flagged, round(flagged[0] - without[0], 1), ratio))
-    assert figures == [((0.57, 0.582, 4), (1.17, 4.355, 18), 0.6, 7.5),
-                       ((0.70, 0.474, 34), (0.90, 3.707, 11), 0.2, 7.8)], figures
-    says(L2, "ca-cost-read-47d0", "on the course's two H200 runs it was 0.2 s and 0.6 s longer (0.90 s against 0.70 s, "
-         "1.17 s against 0.57 s)", "on the H200 runs 7.8x and 7.5x slower (3.707 ms against 0.474 ms per step, block "
-         "spreads 11% and 34%, on a host shared with jobs on another GPU; 4.355 ms against 0.582 ms, spreads 18% and "
-         "4%, on a host to itself)")
-    says(L2, "5f1135b5", "each step of that small one 7.5x to 7.8x slower on the course's H200 runs")
+    assert figures == [((0.69, 1.119, 14), (1.30, 7.672, 11), 0.6, 6.9),
+                       ((0.70, 0.474, 34), (0.90, 3.707, 11), 0.2, 7.8),
+                       ((0.57, 0.582, 4), (1.17, 4.355, 18), 0.6, 7.5)], figures
+    says(L2, "ca-cost-read-47d0", "on the course's three H200 runs it was 0.2 s, 0.6 s and 0.6 s longer (0.90 s "
+         "against 0.70 s, 1.17 s against 0.57 s, 1.30 s against 0.69 s)", "on the H200 runs 7.8x, 7.5x and 6.9x "
+         "slower (3.707 ms against 0.474 ms per step, block spreads 11% and 34%, on a host shared with jobs on another "
+         "GPU; 4.355 ms against 0.582 ms, spreads 18% and 4%, and 7.672 ms against 1.119 ms, spreads 11% and 14%, on "
+         "hosts to themselves)")
+    says(L2, "5f1135b5", "each step of that small one 6.9x to 7.8x slower on the course's H200 runs")
 
 
 # ---------------------------------------------------------------- lesson 2, sections 3-4: Inductor, the backends
@@ -555,20 +558,20 @@ def _backend_ms(record: dict) -> tuple[float, ...]:
     return tuple(_floats(_found(record, "f4cb3e1c", rf"(?m)^\s*{name}:\s+([\d.]+) ms"))[0] for name in _BACKENDS)
 
 
-def test_backend_eager_saves_12_to_40_percent_on_four_runs_and_cost_14_percent_on_one_inductor_is_2_6x_to_4_1x():
+def test_backend_eager_saves_12_to_40_percent_on_five_runs_and_cost_14_percent_on_one_inductor_is_2_6x_to_4_1x():
     runs = _runs(L2, ("f4cb3e1c",), _backend_ms,
                  r"no compile ([\d.]+) ms, (?:backend )?eager ([\d.]+)(?: ms)?(?: \(\d+% less\))?, aot_eager ([\d.]+)"
                  r"(?: ms)?, inductor ([\d.]+) ms")
-    assert sorted(gpu for gpu, _ in runs) == ["H100", "H200", "H200", "H200", "H200"], runs  # "four on H200s, one H100"
+    assert sorted(gpu for gpu, _ in runs) == ["H100"] + ["H200"] * 5, runs  # "five on H200s, one H100"
     latest = _backend_ms(record_dated(L2, "2026-11-29 evening"))
     saved = [1 - e / n for _, (n, e, _, _) in runs if (n, e) != latest[:2]]
-    assert len(saved) == 4 and (round(100 * min(saved)), round(100 * max(saved))) == (12, 40), saved  # "on four runs"
+    assert len(saved) == 5 and (round(100 * min(saved)), round(100 * max(saved))) == (12, 40), saved  # "on five runs"
     assert latest[:2] == (21.93, 25.04) and round(100 * (latest[1] / latest[0] - 1)) == 14, latest  # "14% more"
     assert "not interleaved" in " ".join(prose(L2, "ef5a2ee8").split()) and "for label, backend in" in prose(
         L2, "f4cb3e1c")  # the backends are timed one after the other, as the prose says
     assert all(a > e for _, (_, e, a, _) in runs), runs  # aot_eager slower than backend="eager" in every run
     slower = [a > n for gpu, (n, _, a, _) in runs if gpu == "H200"]
-    assert sorted(slower) == [False, True, True, True], runs  # "slower than no compile on three of the four H200 runs"
+    assert sorted(slower) == [False, True, True, True, True], runs  # "slower than no compile on four of the five"
     speedups = [n / i for _, (n, _, _, i) in runs]
     assert (round(min(speedups), 1), round(max(speedups), 1)) == (2.6, 4.1), speedups  # "2.6x to 4.1x"
     shared = _shared_host_record(L2)  # the top of both ranges, the one aot_eager faster than no compile
@@ -576,10 +579,10 @@ def test_backend_eager_saves_12_to_40_percent_on_four_runs_and_cost_14_percent_o
     assert (round(100 * (1 - e / n)), round(n / i, 1), n, a < n) == (40, 4.1, 27.16, True), (n, e, a, i)
     spreads = [int(s) for s in re.findall(r"block spread +(\d+)%", shared["cells"]["f4cb3e1c"])]
     assert len(spreads) == 4 and (min(spreads), max(spreads)) == (13, 21), spreads
-    says(L2, "ef5a2ee8", "(torch 2.11: four on H200s, one on an H100;",
-         '`backend="eager"` took 12% to 40% less per step than no compile at all on four runs, and 14% more on the '
-         'latest H200 run (25.04 ms against 21.93 ms)',
-         '`aot_eager` was slower than `backend="eager"` in every run, and slower than no compile on three of the four '
+    says(L2, "ef5a2ee8", "(torch 2.11: five on H200s, one on an H100;",
+         '`backend="eager"` took 12% to 40% less per step than no compile at all on five runs, and 14% more on one '
+         'H200 run (2026-11-29 evening: 25.04 ms against 21.93 ms)',
+         '`aot_eager` was slower than `backend="eager"` in every run, and slower than no compile on four of the five '
          'H200 runs', "`inductor` was 2.6x to 4.1x faster than no compile",
          "the H200 run that shared its host with jobs on another GPU gave the top of both (40% and 4.1x; no compile "
          "took 27.16 ms there) and the one `aot_eager` faster than no compile, with block spreads of 13% to 21%")
@@ -602,14 +605,17 @@ def _adamw(record: dict) -> tuple[float, ...]:
     return eager, compiled, ratio
 
 
-def test_the_compiled_optimizer_step_ratio_was_0_70x_to_1_34x_and_2_26x_or_3_21x_where_eager_slowed():
+def test_the_compiled_optimizer_step_ratio_was_0_70x_to_1_34x_and_2_26x_to_3_21x_where_eager_slowed():
     runs = _runs(L2, ("901956e9",), _adamw, r"eager ([\d.]+) ms vs compiled ([\d.]+) ms \(([\d.]+)x")
     shared, latest = _adamw(_shared_host_record(L2)), _adamw(record_dated(L2, "2026-11-29 evening"))
-    assert (shared, latest) == ((1.195, 0.372, 3.21), (1.654, 0.732, 2.26)), (shared, latest)
+    night = _adamw(record_dated(L2, "2026-11-29 night"))
+    assert (shared, latest, night) == ((1.195, 0.372, 3.21), (1.654, 0.732, 2.26), (1.813, 0.741, 2.45))
+    assert _found(record_dated(L2, "2026-11-29 night"), "901956e9", r"rounds ([\d.]+)x\.\.([\d.]+)x.*took ([\d.]+) s"
+                  ) == ("2.41", "2.59", "12.2")
     assert _found(_shared_host_record(L2), "901956e9", r"rounds ([\d.]+)x\.\.([\d.]+)x") == ("2.70", "3.40")
     assert _found(record_dated(L2, "2026-11-29 evening"), "901956e9", r"rounds ([\d.]+)x\.\.([\d.]+)x.*took ([\d.]+) s"
                   ) == ("2.10", "2.28", "10.9")
-    others = runs - {("H200", shared), ("H200", latest)}
+    others = runs - {("H200", shared), ("H200", latest), ("H200", night)}
     assert sorted((gpu, r) for gpu, (_, _, r) in others) == [("H100", 0.70), ("H200", 0.97), ("H200", 1.34)], runs
     eager = [e for _, (e, _, _) in others]
     compiled = [c for _, (_, c, _) in others]
@@ -618,16 +624,17 @@ def test_the_compiled_optimizer_step_ratio_was_0_70x_to_1_34x_and_2_26x_or_3_21x
     assert min(compiled) <= shared[1] <= max(compiled)  # "inside the others' 0.34 to 0.61 ms"
     first_calls = [v for _, (v,) in _rows(L2, r"([\d.]+) s first call")]
     first_calls += [_floats(_found(r, "901956e9", r"first compiled call took ([\d.]+) s"))[0]
-                    for r in _records(L2, "901956e9") if r["date"] != "2026-11-29 evening"]
+                    for r in _records(L2, "901956e9") if r["date"] not in ("2026-11-29 evening", "2026-11-29 night")]
     assert (min(first_calls), max(first_calls)) == (6.5, 9.6), first_calls  # "6.5 to 9.6 s"
     says(L2, "540b8bd4", "this cell's ratio was 0.70x on an H100 (the compiled step slower) and 0.97x and 1.34x on two "
          "H200 runs, after a first call of 6.5 to 9.6 s",
-         "On two other H200 runs it came out 3.21x (rounds 2.70x to 3.40x; a host shared with jobs on another GPU) "
-         "and 2.26x (rounds 2.10x to 2.28x; first call 10.9 s) because eager's step slowed: 1.195 ms and 1.654 ms, "
-         "against 0.41 to 0.46 ms on the other runs, while the compiled step took 0.372 ms and 0.732 ms (the others: "
-         "0.34 to 0.61 ms)", "The rounds printed above show how far a single run moves",
-         "where eager's step did not slow (three runs of five) the compiled step gained 1.34x at most")
-    assert max(r for _, (_, _, r) in others) == 1.34 and len(runs) == 5, runs
+         "On three other H200 runs it came out 3.21x (rounds 2.70x to 3.40x; a host shared with jobs on another GPU), "
+         "2.26x (rounds 2.10x to 2.28x; first call 10.9 s) and 2.45x (rounds 2.41x to 2.59x; first call 12.2 s) "
+         "because eager's step slowed: 1.195, 1.654 and 1.813 ms, against 0.41 to 0.46 ms on the other runs, while "
+         "the compiled step took 0.372, 0.732 and 0.741 ms (the others: 0.34 to 0.61 ms)",
+         "The rounds printed above show how far a single run moves",
+         "where eager's step did not slow (three runs of six) the compiled step gained 1.34x at most")
+    assert max(r for _, (_, _, r) in others) == 1.34 and len(runs) == 6, runs
 
 
 def test_the_eager_optimizer_launches_74_cuda_kernels_per_step_against_3_generated_ones_compiled():
@@ -643,8 +650,8 @@ def test_the_eager_optimizer_launches_74_cuda_kernels_per_step_against_3_generat
             counts[record["date"]] = (int(fixed[1]), int(_found(record, "901956e9", r"(\d+) generated kernel")[0]))
         elif "eager AdamW (foreach" in text:  # the unfixed line, printed by the afternoon run only
             assert record["date"] == SHARED_HOST_RUN and "CUDA): 1 CUDA kernels per step" in text, text
-    assert counts == {"2026-11-29 evening": (74, 3)}, counts
-    says(L2, "540b8bd4", "74 CUDA kernels per step on the course's latest H200 run, against the compiled step's 3 "
+    assert counts == {"2026-11-29 evening": (74, 3), "2026-11-29 night": (74, 3)}, counts
+    says(L2, "540b8bd4", "74 CUDA kernels per step on the course's two latest H200 runs, against the compiled step's 3 "
          "generated kernels (both printed above)")
 
 
@@ -705,13 +712,13 @@ def test_at_four_blocks_regional_first_call_takes_from_as_long_as_whole_to_44_pe
     runs = _runs(L2, ("05d4c97f",), read)
     runs |= {(gpu, (round(r / w, 2),)) for gpu, (w, r) in _rows(L2, r"4 blocks ([\d.]+) s first call vs regional "
                                                                        r"([\d.]+) s")}
-    # "from as long as the whole model's (an H200) to 44% less (another H200; a quarter less on two more, 14% less on
-    # an H100)"
-    assert sorted(runs) == [("H100", (0.86,)), ("H200", (0.56,)), ("H200", (0.75,)), ("H200", (0.76,)),
-                            ("H200", (1.0,))], runs
+    # "from as long as the whole model's (an H200) to 44% less (another H200; 38% less on a third, a quarter less on
+    # two more, 14% less on an H100)"
+    assert sorted(runs) == [("H100", (0.86,)), ("H200", (0.56,)), ("H200", (0.62,)), ("H200", (0.75,)),
+                            ("H200", (0.76,)), ("H200", (1.0,))], runs
     says(L2, "3242e8cf", "regional compilation saves less than it can",
-         "its first call took from as long as the whole model's (an H200) to 44% less (another H200; a quarter less on "
-         "two more, 14% less on an H100)")
+         "its first call took from as long as the whole model's (an H200) to 44% less (another H200; 38% less on a "
+         "third, a quarter less on two more, 14% less on an H100)")
 
 
 def test_regional_steady_state_went_either_way_from_20_percent_faster_to_2_5x_slower():
@@ -721,9 +728,10 @@ def test_regional_steady_state_went_either_way_from_20_percent_faster_to_2_5x_sl
 
     runs = _runs(L2, ("05d4c97f",), read, r"steady ([\d.]+) ms \(whole\) vs ([\d.]+) ms \(regional")
     ratios = sorted((gpu, round(r / w, 2)) for gpu, (w, r) in runs)
-    # "25% slower on one H200 run, 2.5x slower on an H100, 20% and 23% faster on two other H200 runs, 5% faster on a
-    # fourth"
-    assert ratios == [("H100", 2.47), ("H200", 0.77), ("H200", 0.8), ("H200", 0.95), ("H200", 1.25)], ratios
+    # "25% and 29% slower on two H200 runs, 2.5x slower on an H100, 20% and 23% faster on two other H200 runs, 5%
+    # faster on a fourth"
+    assert ratios == [("H100", 2.47), ("H200", 0.77), ("H200", 0.8), ("H200", 0.95), ("H200", 1.25),
+                      ("H200", 1.29)], ratios
     latest = record_dated(L2, "2026-11-29 evening")["cells"]["05d4c97f"]
     assert re.search(r"whole, 4 blocks:.*block spread 40%", latest), latest  # "beside a block spread of 40%"
     shared = _shared_host_record(L2)
@@ -732,7 +740,7 @@ def test_regional_steady_state_went_either_way_from_20_percent_faster_to_2_5x_sl
                               shared["cells"]["05d4c97f"], re.M))
     assert spreads == {"whole, 4 blocks": "22", "each block, 4": "37"}, spreads
     assert 0.05 < min(int(s) for s in spreads.values()) / 100  # the 5% is inside both spreads
-    says(L2, "3242e8cf", "not the same way on every run", "25% slower than the whole model on one H200 run",
+    says(L2, "3242e8cf", "not the same way on every run", "25% and 29% slower than the whole model on two H200 runs",
          "2.5x slower on an H100", "20% and 23% faster on two other H200 runs (the 23% beside a block spread of 40% on "
          "the whole model's side)", "and 5% faster on a fourth, inside that run's "
          "block spreads (22% and 37%; its host ran jobs on another GPU too)")
@@ -775,11 +783,12 @@ def test_whole_model_code_and_compile_time_grow_with_depth_and_regional_ones_do_
 
 def test_on_the_h200_runs_torch_2_11_installed_the_marked_block_once_reused_it_never_and_inlined_nothing():
     records = _records(L2, "nested-region-3c9a")
-    assert [(_gpu_of(r), r["torch"].split("+")[0]) for r in records] == [("H200", "2.11.0")] * 2, records
+    assert [(_gpu_of(r), r["torch"].split("+")[0]) for r in records] == [("H200", "2.11.0")] * 3, records
     seconds = [_nested_as_on_2_11(r["cells"]["nested-region-3c9a"]) for r in records]
-    assert seconds == [(2.06, 0.97), (1.98, 0.91)], seconds
-    says(L2, "nested-region-read-6f2d", "on the course's H200 runs (8 blocks: 17 generated kernels whole, 3 with the "
-         "marker; first call 1.98 s and 2.06 s against 0.91 s and 0.97 s) the cold first call was shorter",
+    assert seconds == [(1.47, 2.10), (1.98, 0.91), (2.06, 0.97)], seconds  # (whole, marked): shorter on two of three
+    says(L2, "nested-region-read-6f2d", "on two of the course's three H200 runs (8 blocks: 17 generated kernels whole, "
+         "3 with the marker; first call 1.98 s and 2.06 s against 0.91 s and 0.97 s) the cold first call was shorter",
+         "on the third it was longer (2.10 s against 1.47 s), with the same kernel counts",
          "The course's H200 runs (torch 2.11) printed that: one subgraph installed, reused 0x, and 8 `invoke_subgraph` "
          "calls to it, one per block", "on the H200 runs (torch 2.11) all 8 blocks were calls to the two subgraphs, "
          "with no `linear` at the top level")
@@ -795,7 +804,7 @@ def _nested_as_on_2_11(text: str) -> tuple[float, float]:
             "level 0; subgraphs installed 2, reused 0x") in text, text
     (whole_s, whole_k), (nested_s, nested_k) = (_floats(m) for m in re.findall(
         r"Inductor, caches off: first call ([\d.]+) s, (\d+) generated kernels", text))
-    assert (whole_k, nested_k) == (17, 3) and nested_s < whole_s, text
+    assert (whole_k, nested_k) == (17, 3), text
     assert "its code defines repeated_subgraph0 once and calls it 8 times" in text
     return whole_s, nested_s
 
@@ -833,7 +842,7 @@ def test_the_cudagraphs_log_that_the_troubleshooting_map_names_exists():
 
 def test_on_the_h200_runs_the_debug_flag_wrote_the_same_six_files_into_one_folder():
     records = _records(L2, "debug-dir-9e2c")
-    assert [(_gpu_of(r), r["torch"].split("+")[0]) for r in records] == [("H200", "2.11.0")] * 2, records
+    assert [(_gpu_of(r), r["torch"].split("+")[0]) for r in records] == [("H200", "2.11.0")] * 3, records
     for record in records:
         listed = re.findall(r"^  (\S+)\s+[\d,]+ bytes$", record["cells"]["debug-dir-9e2c"], re.M)
         assert sorted(p.split("/")[-1] for p in listed) == ["fx_graph_readable.py", "fx_graph_runnable.py",
@@ -851,3 +860,20 @@ def test_lesson_2_no_longer_says_what_the_runs_contradicted_or_never_measured():
                  "slower than no compile on both H200s", "this cell has no GPU run yet", "6.5 to 7.9 s",
                  "(the profiler's count is printed above)"):
         assert gone not in text, gone
+
+
+def test_on_the_h200_run_compile_kept_34_percent_less_than_eager_and_a_budget_of_0_cost_11_percent_per_step():
+    text = output(L2, "mem-run-3c9d")
+    kib = {(b, budget): float(k) for b, budget, k in re.findall(r"^\s*(\S+)\s+(\S+)\s+(\d+) KiB", text, re.M)}
+    timed = r"^\s*(\S+)\s+(\S+)\s+\d+ KiB in\s+\d+ tensors\s+([\d.]+) ms"
+    ms = {(b, budget): float(t) for b, budget, t in re.findall(timed, text, re.M)}
+    mib = [round(kib[k] / 1024) for k in (("eager", "-"), ("aot_eager", "1.0"), ("inductor", "1.0"),
+                                          ("inductor", "0.5"), ("inductor", "0.0"))]
+    assert mib == [409, 317, 269, 128, 8], mib
+    assert round(100 * (1 - kib[("inductor", "1.0")] / kib[("eager", "-")])) == 34
+    assert [ms[k] for k in (("inductor", "1.0"), ("inductor", "0.5"), ("inductor", "0.0"), ("eager", "-"))] == [
+        4.274, 3.752, 4.735, 12.781]
+    assert round(100 * (ms[("inductor", "0.0")] / ms[("inductor", "1.0")] - 1)) == 11
+    says(L2, "mem-read-8a4f", "eager kept 409 MiB, the min-cut alone 317 MiB, `torch.compile` by default 269 MiB (34% "
+         "less than eager), 128 MiB at a budget of 0.5 and 8 MiB at 0.0; per step 4.27 ms by default, 3.75 ms at 0.5 "
+         "and 4.74 ms at 0.0, against eager's 12.78 ms", "recomputing almost everything cost 11% over the default")
