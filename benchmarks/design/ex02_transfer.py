@@ -5,7 +5,8 @@ synchronize. Candidates: (a) the lesson's recipe against AdamW (today's exercise
 research code often is, its trust ratio a Python branch on two norms (a sync and a data-dependent branch per tensor):
 the model compiled alone, the optimizer step compiled as written (graph breaks), a branch-free version compiled;
 (c) a step that calls a method of the model, where torch.compile(model) compiles nothing.
-Usage: python benchmarks/design/ex02_transfer_probe.py OUT.jsonl"""
+Usage: PYTHONPATH=. python benchmarks/design/ex02_transfer.py OUT.jsonl
+(the H200 run: ex02-transfer-h200-2026-11-29.jsonl)"""
 
 import json
 import statistics
