@@ -7,6 +7,9 @@ import contextlib
 import io
 import json
 import re
+from pathlib import Path
+
+import torch
 
 from autograder.tools.lesson_outputs import OUT_DIR, load
 from autograder.tools.paths import REPO
@@ -59,6 +62,10 @@ def recorded(lesson: str) -> dict:
 
 
 EARLIER_DIR = OUT_DIR / "earlier"
+# The recorded GPU runs the prose and the tests name, by their records' ``date``
+MORNING, AFTERNOON = "2026-11-27", "2026-11-27 afternoon"  # the two H200 runs of 2026-11-27
+EVENING, NIGHT = "2026-11-29 evening", "2026-11-29 night"  # the two H200 runs of 2026-11-29
+TORCH_DIR = Path(torch.__file__).parent  # the installed torch: the sources and headers the prose cites
 _RUN_LABEL = re.compile(r"\d{4}-\d{2}-\d{2}(?: (?:morning|afternoon|evening|night))?")
 
 
@@ -99,5 +106,6 @@ def earlier_rows(lesson: str, skip_recorded: bool = False) -> list[tuple[str, st
     return rows
 
 
-__all__ = ["EARLIER_DIR", "OUT_DIR", "all_records", "earlier_records", "earlier_rows", "number", "numbers", "output",
-           "prose", "record_dated", "recorded", "run_cell", "says"]
+__all__ = ["AFTERNOON", "EARLIER_DIR", "EVENING", "MORNING", "NIGHT", "OUT_DIR", "TORCH_DIR", "all_records",
+           "earlier_records", "earlier_rows", "number", "numbers", "output", "prose", "record_dated", "recorded",
+           "run_cell", "says"]

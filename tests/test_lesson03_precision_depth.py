@@ -17,14 +17,13 @@ import re
 import pytest
 import torch
 import torch._dynamo
-from lesson_gpu_outputs import earlier_records, earlier_rows, prose, recorded, says
+from lesson_gpu_outputs import AFTERNOON, earlier_records, earlier_rows, prose, recorded, says
 
 from autograder.core.compile_events import capture_compile_events
 from autograder.course import precision
 from autograder.course.context import course_context
 
 L3 = "03_compile_modes"
-AFTERNOON = "2026-11-27 afternoon"  # the H200 run that first ran these cells on a GPU
 
 
 def _said(cell: str, *phrases: str) -> None:

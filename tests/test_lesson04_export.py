@@ -8,16 +8,14 @@ import inspect
 import json
 import re
 import warnings
-from pathlib import Path
 
 import torch
-from lesson_gpu_outputs import prose, run_cell, says
+from lesson_gpu_outputs import TORCH_DIR, prose, run_cell, says
 
 from autograder.tools.paths import REPO
 
 L4 = "04_graph_breaks"
 MD, RUN, READ = "export-md-7c1a", "export-run-3e9b", "export-read-5d2f"
-TORCH_DIR = Path(torch.__file__).parent  # the installed torch: the sources the prose cites
 
 
 def _run() -> str:

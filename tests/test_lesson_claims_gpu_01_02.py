@@ -30,6 +30,9 @@ from types import SimpleNamespace
 import torch
 from conftest import REPO
 from lesson_gpu_outputs import (
+    AFTERNOON,
+    EVENING,
+    NIGHT,
     all_records,
     earlier_rows,
     number,
@@ -46,7 +49,7 @@ from autograder.exercises.ex01_eager_mode.workload import gelu_bias_chain
 
 L1, L2 = "01_eager_mode", "02_compile_pipeline"
 SECONDS = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
-SHARED_HOST_RUN = "2026-11-27 afternoon"  # the run whose host ran jobs on its other GPU too (notebook-runs.md)
+SHARED_HOST_RUN = AFTERNOON  # the run whose host ran jobs on its other GPU too (notebook-runs.md)
 
 
 def _all_prose(lesson: str) -> str:
@@ -225,8 +228,8 @@ def test_cuda_events_follow_the_host_clock_and_do_bench_lands_near_it_or_far_on_
     for _, (host, bench) in runs - far:
         assert -0.12 <= bench / host - 1 < 0, (host, bench)  # "within about 10% of the host clock's, a little below"
     assert read(_shared_host_record(L1)) == (2.42, 3.40)  # the run whose host ran jobs on its other GPU too
-    assert read(record_dated(L1, "2026-11-29 evening")) == (2.10, 3.21)  # one lesson at a time, the host to itself
-    for record in (_shared_host_record(L1), record_dated(L1, "2026-11-29 evening")):
+    assert read(record_dated(L1, EVENING)) == (2.10, 3.21)  # one lesson at a time, the host to itself
+    for record in (_shared_host_record(L1), record_dated(L1, EVENING)):
         host, _, bench = _host_events_bench(record)
         assert host[1] / bench[1] > host[0] / bench[0], (host, bench)  # "hid more of the compiled call's time"
     says(L1, "cell-013", "follow the host clock (within a few percent on the course's H200 runs)",
@@ -373,8 +376,8 @@ def test_small_sizes_are_per_call_overhead_and_large_ones_grow_with_memory_traff
         climbs_on[record["date"]] = largest[2] > eight_m[2]  # and on to 67M, or is there by 8M already
     assert (min(small_speedups), max(small_speedups)) == (1.96, 2.25), small_speedups  # "about 2x (1.96x to 2.25x)"
     # "on one H200 run it had reached 4.9x by 8M and stayed there"
-    assert [d for d, climbs in climbs_on.items() if not climbs] == ["2026-11-29 evening"], climbs_on
-    assert round(_size_rows(record_dated(L1, "2026-11-29 evening"))[2**23][2], 1) == 4.9
+    assert [d for d, climbs in climbs_on.items() if not climbs] == [EVENING], climbs_on
+    assert round(_size_rows(record_dated(L1, EVENING))[2**23][2], 1) == 4.9
     # "flat within 8% on two runs; on another, on a host shared with jobs on another GPU, scattered by up to 1.7x"
     shared = scatter.pop(SHARED_HOST_RUN)
     assert len(scatter) == 2 and max(scatter.values()) <= 1.08 and round(shared, 1) == 1.7, (scatter, shared)
@@ -509,8 +512,8 @@ def _hooks_as_on_the_cpu(text: str) -> None:
 
 def test_on_the_h200_runs_compiled_autograd_made_each_step_6_9x_to_7_8x_slower_and_the_first_call_longer():
     records = _records(L2, "ca-cost-2f6b")
-    assert [(_gpu_of(r), r["date"]) for r in records] == [("H200", "2026-11-29 night"), ("H200", SHARED_HOST_RUN),
-                                                         ("H200", "2026-11-29 evening")]
+    assert [(_gpu_of(r), r["date"]) for r in records] == [("H200", NIGHT), ("H200", SHARED_HOST_RUN),
+                                                         ("H200", EVENING)]
     pattern = r"compiled_autograd = +{}: first call ([\d.]+) s, then ([\d.]+) ms per step \(block spread (\d+)%\)"
     figures = []
     for record in records:
@@ -563,7 +566,7 @@ def test_backend_eager_saves_12_to_40_percent_on_five_runs_and_cost_14_percent_o
                  r"no compile ([\d.]+) ms, (?:backend )?eager ([\d.]+)(?: ms)?(?: \(\d+% less\))?, aot_eager ([\d.]+)"
                  r"(?: ms)?, inductor ([\d.]+) ms")
     assert sorted(gpu for gpu, _ in runs) == ["H100"] + ["H200"] * 5, runs  # "five on H200s, one H100"
-    latest = _backend_ms(record_dated(L2, "2026-11-29 evening"))
+    latest = _backend_ms(record_dated(L2, EVENING))
     saved = [1 - e / n for _, (n, e, _, _) in runs if (n, e) != latest[:2]]
     assert len(saved) == 5 and (round(100 * min(saved)), round(100 * max(saved))) == (12, 40), saved  # "on five runs"
     assert latest[:2] == (21.93, 25.04) and round(100 * (latest[1] / latest[0] - 1)) == 14, latest  # "14% more"
@@ -607,13 +610,13 @@ def _adamw(record: dict) -> tuple[float, ...]:
 
 def test_the_compiled_optimizer_step_ratio_was_0_70x_to_1_34x_and_2_26x_to_3_21x_where_eager_slowed():
     runs = _runs(L2, ("901956e9",), _adamw, r"eager ([\d.]+) ms vs compiled ([\d.]+) ms \(([\d.]+)x")
-    shared, latest = _adamw(_shared_host_record(L2)), _adamw(record_dated(L2, "2026-11-29 evening"))
-    night = _adamw(record_dated(L2, "2026-11-29 night"))
+    shared, latest = _adamw(_shared_host_record(L2)), _adamw(record_dated(L2, EVENING))
+    night = _adamw(record_dated(L2, NIGHT))
     assert (shared, latest, night) == ((1.195, 0.372, 3.21), (1.654, 0.732, 2.26), (1.813, 0.741, 2.45))
-    assert _found(record_dated(L2, "2026-11-29 night"), "901956e9", r"rounds ([\d.]+)x\.\.([\d.]+)x.*took ([\d.]+) s"
+    assert _found(record_dated(L2, NIGHT), "901956e9", r"rounds ([\d.]+)x\.\.([\d.]+)x.*took ([\d.]+) s"
                   ) == ("2.41", "2.59", "12.2")
     assert _found(_shared_host_record(L2), "901956e9", r"rounds ([\d.]+)x\.\.([\d.]+)x") == ("2.70", "3.40")
-    assert _found(record_dated(L2, "2026-11-29 evening"), "901956e9", r"rounds ([\d.]+)x\.\.([\d.]+)x.*took ([\d.]+) s"
+    assert _found(record_dated(L2, EVENING), "901956e9", r"rounds ([\d.]+)x\.\.([\d.]+)x.*took ([\d.]+) s"
                   ) == ("2.10", "2.28", "10.9")
     others = runs - {("H200", shared), ("H200", latest), ("H200", night)}
     assert sorted((gpu, r) for gpu, (_, _, r) in others) == [("H100", 0.70), ("H200", 0.97), ("H200", 1.34)], runs
@@ -624,7 +627,7 @@ def test_the_compiled_optimizer_step_ratio_was_0_70x_to_1_34x_and_2_26x_to_3_21x
     assert min(compiled) <= shared[1] <= max(compiled)  # "inside the others' 0.34 to 0.61 ms"
     first_calls = [v for _, (v,) in _rows(L2, r"([\d.]+) s first call")]
     first_calls += [_floats(_found(r, "901956e9", r"first compiled call took ([\d.]+) s"))[0]
-                    for r in _records(L2, "901956e9") if r["date"] not in ("2026-11-29 evening", "2026-11-29 night")]
+                    for r in _records(L2, "901956e9") if r["date"] not in (EVENING, NIGHT)]
     assert (min(first_calls), max(first_calls)) == (6.5, 9.6), first_calls  # "6.5 to 9.6 s"
     says(L2, "540b8bd4", "this cell's ratio was 0.70x on an H100 (the compiled step slower) and 0.97x and 1.34x on two "
          "H200 runs, after a first call of 6.5 to 9.6 s",
@@ -650,7 +653,7 @@ def test_the_eager_optimizer_launches_74_cuda_kernels_per_step_against_3_generat
             counts[record["date"]] = (int(fixed[1]), int(_found(record, "901956e9", r"(\d+) generated kernel")[0]))
         elif "eager AdamW (foreach" in text:  # the unfixed line, printed by the afternoon run only
             assert record["date"] == SHARED_HOST_RUN and "CUDA): 1 CUDA kernels per step" in text, text
-    assert counts == {"2026-11-29 evening": (74, 3), "2026-11-29 night": (74, 3)}, counts
+    assert counts == {EVENING: (74, 3), NIGHT: (74, 3)}, counts
     says(L2, "540b8bd4", "74 CUDA kernels per step on the course's two latest H200 runs, against the compiled step's 3 "
          "generated kernels (both printed above)")
 
@@ -732,7 +735,7 @@ def test_regional_steady_state_went_either_way_from_20_percent_faster_to_2_5x_sl
     # faster on a fourth"
     assert ratios == [("H100", 2.47), ("H200", 0.77), ("H200", 0.8), ("H200", 0.95), ("H200", 1.25),
                       ("H200", 1.29)], ratios
-    latest = record_dated(L2, "2026-11-29 evening")["cells"]["05d4c97f"]
+    latest = record_dated(L2, EVENING)["cells"]["05d4c97f"]
     assert re.search(r"whole, 4 blocks:.*block spread 40%", latest), latest  # "beside a block spread of 40%"
     shared = _shared_host_record(L2)
     assert round(read(shared)[1] / read(shared)[0], 2) == 0.95

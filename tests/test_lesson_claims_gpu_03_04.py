@@ -17,15 +17,23 @@ import inspect
 import re
 
 import torch
-from lesson_gpu_outputs import all_records, earlier_rows, output, prose, record_dated, says
+from lesson_gpu_outputs import (
+    AFTERNOON,
+    EVENING,
+    MORNING,
+    NIGHT,
+    all_records,
+    earlier_rows,
+    output,
+    prose,
+    record_dated,
+    says,
+)
 
 L3, L4 = "03_compile_modes", "04_graph_breaks"
 H200, H100 = "H200", "H100"
 PEAK_HBM_BYTES_S = {H200: 4.8e12, H100: 3.35e12}  # the vendors' figures: an upper bound on any copy bandwidth
 MODES = ("eager", "default", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
-MORNING, AFTERNOON = "2026-11-27", "2026-11-27 afternoon"  # the two H200 runs of that day, by their records' date
-EVENING = "2026-11-29 evening"  # the H200 run of that evening
-NIGHT = "2026-11-29 night"  # the H200 run of that night, after the torch.export section (the record since)
 ROW = "notebook-runs.md"  # the label of a run read from a row of benchmarks/notebook-runs.md
 
 

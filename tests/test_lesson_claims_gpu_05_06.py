@@ -14,15 +14,22 @@ import re
 
 import torch
 from conftest import REPO
-from lesson_gpu_outputs import earlier_records, earlier_rows, prose, record_dated, recorded, says
+from lesson_gpu_outputs import (
+    AFTERNOON,
+    EVENING,
+    NIGHT,
+    earlier_records,
+    earlier_rows,
+    prose,
+    record_dated,
+    recorded,
+    says,
+)
 
 from autograder.course import recompiles
 
 L0, L5, L6 = "00_start_here", "05_dynamic_shapes", "06_cuda_graphs"
 MIB = r"([\d.]+) MiB"
-AFTERNOON = "2026-11-27 afternoon"  # the H200 run some figures of the prose are named by
-EVENING = "2026-11-29 evening"  # the H200 run of that evening, named by lesson 5's prose too
-NIGHT = "2026-11-29 night"  # lesson 5 again, on a fresh H200, after its skipping-guards and PGO cells
 
 
 def _flat(text: str) -> str:

@@ -4,14 +4,12 @@ them wrong or imprecise), or against what the lesson's cells printed on a GPU.""
 
 import inspect
 import re
-from pathlib import Path
 
 import torch
 import torch._inductor.config as inductor_config
-from lesson_gpu_outputs import output, prose, record_dated, run_cell, says
+from lesson_gpu_outputs import TORCH_DIR, output, prose, record_dated, run_cell, says
 
 L3, L4, L5, L6 = "03_compile_modes", "04_graph_breaks", "05_dynamic_shapes", "06_cuda_graphs"
-TORCH_DIR = Path(torch.__file__).parent  # the installed torch: the sources and headers the prose cites
 
 
 def test_a_skip_is_a_warning_printed_with_no_logging_setting_and_perf_hints_was_off_by_default():
