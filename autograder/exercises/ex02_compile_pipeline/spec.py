@@ -9,12 +9,15 @@
     calm (all finite: ``first`` must stay None), then armed, where risky ops that all look alike, log(x - t[i])
     with the thresholds an input, go wrong or not by that call's values; against what the grader's own hunter
     finds. The compiled functions must return eager's values, NaN and each infinity in place.
-(b) ``make_train_step(model, optimizer) -> step(x, y) -> loss``: one training step (forward, MSE loss,
-    backward, ``optimizer.step()``, ``optimizer.zero_grad()``) of the op-by-op transformer blocks in
-    ``autograder.course.models``, with whatever optimizer it is handed: the same loss and gradients as eager
+(b) ``make_train_step(model, optimizer) -> step(x, y) -> loss``: one training step (``model.training_loss(x, y)``,
+    backward, ``optimizer.step()``, ``optimizer.zero_grad()``) of the workload's ``Regressor``, the op-by-op
+    transformer blocks of ``autograder.course.models`` whose training loss runs them one by one (MSE plus an
+    activation penalty on every block's output) instead of calling ``forward``: ``torch.compile(model)`` and
+    ``model.compile()`` compile nothing on that path. With whatever optimizer it is handed: the same loss and
+    gradients as eager
     (checked with a plain SGD of lr=1, whose update is the gradient, read by the grader from the weights) and at
     least 1.5x faster than the eager :func:`train_step` (the grader replays every timed step itself, with its own
-    AdamW). Whether the forward compiled as one graph is the worker's word: shown, not graded (a break shows in
+    AdamW). Whether the loss compiled as one graph is the worker's word: shown, not graded (a break shows in
     the speed).
 """
 
@@ -30,7 +33,6 @@ from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
 from autograder.core.speed import SPEED_DIAGNOSTICS, SPEED_FACTS, BlockRecord, Timed, speed_check, speed_diagnosis
 from autograder.core.trust import answer, judge, worker
 from autograder.core.wire import Entry, Fn
-from autograder.course.models import mse
 from autograder.exercises.ex02_compile_pipeline.workload import (
     CONFIGS,
     OPS,
@@ -321,7 +323,7 @@ def check_train_correct(ctx: GradeContext):
     for what, (x, y) in correctness_batches(ctx):
         before = torch.empty(n, device=ctx.device)
         copy_params(ref_model, before)
-        expected_loss = mse(ref_model(x.clone()), y.clone())
+        expected_loss = ref_model.training_loss(x.clone(), y.clone())
         expected_loss.backward()
         expected_grads = [p.grad.clone() for p in params]
         ref_model.zero_grad(set_to_none=True)
@@ -376,10 +378,10 @@ def one_graph_diagnosis(ctx: GradeContext) -> list[str]:
                 "returns must call something torch.compile made; train_step_speed's hints lead there)"]
     inside = [str(b) for b in found.get("inside") or []][:3] if isinstance(found.get("inside"), list) else []
     if inside:
-        return [f"graph break(s) inside the model's forward: {'; '.join(inside)}. Each break splits the forward into "
-                "separate graphs, and AOTAutograd builds a separate backward for each: move checks, prints and "
-                ".item() calls out of the forward, or express them with tensor ops"]
-    return [f"the model's forward compiled without a break: {found.get('graphs')} graph(s), "
+        return [f"graph break(s) inside the model's training loss: {'; '.join(inside)}. Each break splits the "
+                "forward into separate graphs, and AOTAutograd builds a separate backward for each: move checks, "
+                "prints and .item() calls out of the loss, or express them with tensor ops"]
+    return [f"the model's training loss compiled without a break: {found.get('graphs')} graph(s), "
             f"{found.get('kernels')} generated kernel(s)"]
 
 
@@ -461,7 +463,7 @@ EXERCISE = Exercise(
                   answer("each step's gradients, read as the change of the weights (copied into the grader's "
                          "memory) under the plain SGD with lr=1 it hands over, against its own backward", _STEPPED)),
               diagnose=one_graph_diagnosis, diagnostics=(
-                  worker("graphs and breaks inside the model's forward, counted in your process",
+                  worker("graphs and breaks inside the model's training loss, counted in your process",
                          f"{WORKLOAD}:step_events"),)),
         Check("train_step_speed", "the training step is at least 1.5x faster than eager", 6, check_train_speed,
               ("make_train_step",), kind="speed", decided_by=SPEED_FACTS + (
@@ -484,18 +486,21 @@ EXERCISE = Exercise(
             "change it. torch.isfinite(t).all() tells a tensor's case.",
         ],
         "train_step_correct": [
-            "step(x, y) must do what train_step does: forward, mse loss, backward, optimizer.step(), zero_grad.",
+            "step(x, y) must do what train_step does: model.training_loss(x, y), backward, optimizer.step(), "
+            "zero_grad.",
             "Return the loss computed before the update, as a 0-dim tensor.",
             "Use the optimizer you are given, whatever it is: this check hands over plain SGD (its update is the "
             "gradient), the timing AdamW.",
         ],
         "train_step_speed": [
             "The eager step launches a kernel per op of every RMSNorm, RoPE, softmax and SwiGLU, forward and "
-            "backward; torch.compile fuses them.",
-            "Which call in your step runs those ops? Compile it with the default backend (inductor generates the "
-            "fused kernels), then time the step against the eager one, as lesson 2 does.",
-            "What still runs op by op after the forward and backward are compiled? Time optimizer.step() on its "
-            "own: AdamW updates every parameter with several small ops (lesson 2 compiles one).",
+            "backward. torch.compile fuses them, but only in frames it compiled: count the graphs your step "
+            "compiles (lesson 2's counting backend, or torch._dynamo.utils.counters['stats']['unique_graphs']).",
+            "No graph, or fewer than you expected? Find the Python function that runs the blocks when your step "
+            "runs (model.training_loss?? shows its code), and what torch.compile was handed: compiling a module "
+            "compiles calls of the module, model(x), which run its forward.",
+            "Once the loss compiles as one graph, time optimizer.step() alone, eager and compiled: AdamW updates "
+            "every parameter with several small ops. Keep whichever step is faster on your GPU.",
         ],
     },
 )

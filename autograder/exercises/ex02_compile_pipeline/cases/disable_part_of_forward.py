@@ -1,19 +1,15 @@
-# outcome: diagnosed | kind: cheat | checks: train_step_correct | note: inside the model's forward / nothing was compiled | device: any
-# Hides the awkward half of the model from the compiler with torch.compiler.disable: the forward breaks there.
+# outcome: diagnosed | kind: cheat | checks: train_step_correct | note: inside the model's training loss / nothing was compiled | device: any
+# Hides the awkward half of the model from the compiler with torch.compiler.disable on the third block's forward:
+# the training loss breaks there.
 def make_train_step(model, optimizer):
-    half = len(model) // 2
-    first, second = model[:half], torch.compiler.disable(model[half:])  # noqa: F821
-
-    class Split(torch.nn.Module):  # noqa: F821
-        def __init__(self):
-            super().__init__()
-            self.first = first
-
-        def forward(self, x):
-            return second(self.first(x))
-
-    compiled = torch.compile(Split())  # noqa: F821
+    block = model.blocks[len(model.blocks) // 2]
+    block.forward = torch.compiler.disable(block.forward)  # noqa: F821
+    compiled = torch.compile(model.training_loss)  # noqa: F821
 
     def step(x, y):
-        return train_step(compiled, optimizer, x, y)  # noqa: F821
+        loss = compiled(x, y)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        return loss.detach()
     return step

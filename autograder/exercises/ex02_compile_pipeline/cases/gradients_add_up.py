@@ -3,10 +3,10 @@
 # never zeroes the gradients, so each step's add up into the next one's. With the plain SGD (lr=1) the judge hands
 # over, the weights' change after the second step is the sum of two gradients, read in the judge's own memory.
 def make_train_step(model, optimizer):
-    compiled = torch.compile(model)  # noqa: F821
+    compiled = torch.compile(model.training_loss)  # noqa: F821
 
     def step(x, y):
-        loss = mse(compiled(x), y)  # noqa: F821
+        loss = compiled(x, y)
         loss.backward()
         optimizer.step()
         return loss.detach()

@@ -2,12 +2,12 @@
 # Sets the optimizer's learning rate to 0 and never steps: a reference that copied the learner's optimizer state
 # would agree that nothing trains. The judge replays with its own AdamW.
 def make_train_step(model, optimizer):
-    compiled = torch.compile(model)  # noqa: F821
+    compiled = torch.compile(model.training_loss)  # noqa: F821
     for group in optimizer.param_groups:
         group["lr"] = 0.0
 
     def step(x, y):
-        loss = mse(compiled(x), y)  # noqa: F821
+        loss = compiled(x, y)
         loss.backward()
         optimizer.zero_grad(set_to_none=True)
         return loss.detach()

@@ -1,5 +1,5 @@
 # outcome: passed | kind: honest | checks: - | reason: legitimate | device: gpu
-# Legitimate (issue 38's list of honest alternatives): the training step's model compiled with mode="max-autotune"
+# Legitimate (issue 38's list of honest alternatives): the training loss compiled with mode="max-autotune"
 # (its first step had not finished after 470 s on an H100 from cold caches, 2026-11-27), the optimizer's step
 # compiled too. Its text asks for max-autotune, so its grading gets 1800 s (submission.grading_limit), and a compile
 # may run past a request's limit up to that. Graded once on an H200 from cold caches (2026-11-27, torch 2.11):
@@ -15,7 +15,7 @@ import torch
 
 
 def make_train_step(model, optimizer):
-    compiled = torch.compile(model, mode="max-autotune")
+    compiled = torch.compile(model.training_loss, mode="max-autotune")
 
     @torch.compile
     def optimizer_step():
@@ -23,7 +23,7 @@ def make_train_step(model, optimizer):
 
     def step(x, y):
         torch.compiler.cudagraph_mark_step_begin()
-        loss = mse(compiled(x), y)  # noqa: F821
+        loss = compiled(x, y)
         loss.backward()
         optimizer_step()
         optimizer.zero_grad(set_to_none=True)

@@ -5,11 +5,11 @@ _calls = [0]
 
 
 def make_train_step(model, optimizer):
-    compiled = torch.compile(model)  # noqa: F821
+    compiled = torch.compile(model.training_loss)  # noqa: F821
 
     def step(x, y):
         _calls[0] += 1
-        loss = mse(compiled(x), y)  # noqa: F821
+        loss = compiled(x, y)
         if _calls[0] <= 8:
             loss.backward()
             optimizer.step()
