@@ -71,6 +71,28 @@ def test_a_rebuild_drops_the_rows_of_cases_whose_runs_moved_to_a_before_folder(t
     assert results["exercises"]["05_dynamic_shapes"]["wrong"] == {}
 
 
+def test_a_rebuild_drops_the_reference_row_of_a_redesigned_exercise_until_its_new_reference_is_graded(tmp_path):
+    """2026-11-30: exercise 02 (b) redesigned, its 39 reference gradings moved to gpu-runs/before-02-transfer/, and
+    the rebuild kept their row (2.46x, 39/39) as if they were the new design's."""
+    import json
+
+    from autograder.tools.gpu_check import main
+
+    row = {"runs": 39, "passed": 39, "gpu": "test", "speedup_median": 2.46, "speedup_min": 2.04, "speedup_max": 3.06,
+           "grade_s": 27.5, "verdicts": {}}
+    (tmp_path / "gpu-results.json").write_text(json.dumps(
+        {"gpu": "test", "torch": "x", "date": "d", "redteam_gpu": {}, "cases": {},
+         "exercises": {"02_compile_pipeline": {"reference": row, "wrong": {}},
+                       "05_dynamic_shapes": {"reference": dict(row, runs=20, passed=20), "wrong": {}}}}))
+    before = tmp_path / "gpu-runs" / "before-02-transfer"
+    before.mkdir(parents=True)
+    (before / "02_compile_pipeline.reference.jsonl").write_text("")
+    assert main(["--rebuild", "--out", str(tmp_path)]) == 0
+    exercises = json.loads((tmp_path / "gpu-results.json").read_text())["exercises"]
+    assert exercises["02_compile_pipeline"]["reference"] is None
+    assert exercises["05_dynamic_shapes"]["reference"]["runs"] == 20  # nothing moved: its row stays
+
+
 def test_a_sitting_on_another_gpu_keeps_every_earlier_row(tmp_path):
     import json
 
@@ -394,6 +416,13 @@ def test_an_honest_case_with_a_gpu_speed_promise_is_graded_on_it_only_where_a_gp
     ok, why = verdict(case, report("failed"), cuda=True)
     assert not ok and "wrongly failed" in why and "speed" in why
     assert verdict(case, report("failed"), cuda=False)[0]
+    # a GPU grading that never ran the speed check keeps no speed promise (sittings before 2026-11-30 asked the
+    # judge for the CPU checks only)
+    unspeeded = report("passed")
+    unspeeded.results.pop()
+    ok, why = verdict(case, unspeeded, cuda=True)
+    assert not ok and why.startswith("not all of the checks") and "speed was not" in why
+    assert verdict(case, unspeeded, cuda=False)[0]
 
 
 def test_timed_cases_go_in_rounds_so_a_deadline_cuts_every_case_short_alike(tmp_path, monkeypatch):

@@ -108,6 +108,9 @@ def verdict(case: Case, report: Report, cuda: bool = False) -> tuple[bool, str]:
         bad = [r.line() for r in targets if r.status != PASSED]
         if not targets:
             return False, f"none of the checks {wanted} were graded"
+        ungraded = [c for c in wanted if c not in {r.id for r in report.results}]
+        if ungraded:  # a promise nobody checked is not kept (a GPU sitting once graded honest cases without speed)
+            return False, f"not all of the checks {wanted} were graded ({', '.join(ungraded)} was not)"
         if bad:
             return False, "wrongly failed: " + "; ".join(bad)
         if missing_note:
