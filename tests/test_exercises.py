@@ -504,6 +504,57 @@ def test_exercise_01s_checked_chain_defeats_the_lessons_recipe_and_the_reference
     torch._dynamo.reset()
 
 
+def _02_reference_step(model, optimizer):
+    """The reference solution's make_train_step cell (part (b)), run after the imports it needs."""
+    nb = nbformat.read(REPO / "solutions" / "02_compile_pipeline" / "02_compile_pipeline.ipynb", as_version=4)
+    cell, = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "make_train_step"]
+    namespace: dict = {}
+    exec("import torch\n" + cell.source, namespace)  # noqa: S102 - the course's own solution cell
+    return namespace["make_train_step"](model, optimizer)
+
+
+def test_exercise_02s_training_loss_defeats_the_lessons_recipe_and_the_reference_compiles_it_whole():
+    """Exercise 02 (b)'s premise, on a CPU (issue 39 item 2): the eager step calls model.training_loss, which runs
+    the blocks itself and never calls the model, so what lesson 2 compiles (torch.compile(model), its calls) and
+    lesson 1's Module.compile() compile no graph on the step's path: the method reached through the wrapper is the
+    original's. The reference compiles the method: one graph, no break, and the loss and every gradient of the
+    eager step. Not shown on a CPU: the speeds (benchmarks/design/ex02_loss_method.py and
+    benchmarks/issue39/h200-2026-11-30/ on an H200: 0.83x-1.13x for the two traps, 2.5x-3.1x for the reference)."""
+    from torch._dynamo.utils import counters
+
+    from autograder.exercises.ex02_compile_pipeline.workload import CONFIGS, build_model, make_sgd, train_step
+
+    cfg, batch = CONFIGS["smoke"]
+    gen = torch.Generator().manual_seed(0)
+    x, y = (torch.randn(batch, cfg.seq, cfg.dim, generator=gen) for _ in range(2))
+
+    def graphs_of(make_step):
+        torch._dynamo.reset()
+        counters.clear()
+        model = build_model("smoke", 0, "cpu")
+        optimizer = make_sgd(model)
+        loss = make_step(model, optimizer)(x, y)
+        return counters["stats"]["unique_graphs"], sum(counters["graph_break"].values()), loss, model
+
+    def wrapper(model, optimizer):
+        compiled = torch.compile(model)
+        return lambda x, y: train_step(compiled, optimizer, x, y)
+
+    def in_place(model, optimizer):
+        model.compile()
+        return lambda x, y: train_step(model, optimizer, x, y)
+
+    assert graphs_of(wrapper)[0] == 0
+    assert graphs_of(in_place)[0] == 0
+    _, _, eager_loss, eager_model = graphs_of(lambda m, o: lambda x, y: train_step(m, o, x, y))
+    graphs, breaks, loss, model = graphs_of(_02_reference_step)
+    assert (graphs, breaks) == (1, 0)
+    torch.testing.assert_close(loss, eager_loss, rtol=1e-5, atol=1e-6)
+    for (name, p), q in zip(model.named_parameters(), eager_model.parameters(), strict=True):
+        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-6, msg=name)  # SGD, lr=1: the gradients agree
+    torch._dynamo.reset()
+
+
 def test_exercise_01s_probes_tell_the_check_from_every_lesser_one_under_any_secret():
     """After the six trials the grader probes in an order drawn from the secret: inputs on which checked_gelu_bias
     raises (always an overflow at a later layer from finite inputs and an infinite bias before the last layer) and

@@ -1,3 +1,8 @@
+# ruff: noqa
+# A diagnostic written during the sitting and kept as it ran (not course code). Run twice: first with the configs
+# [("old_mse", None), ("pen1e-2", 1e-2), ("pen1e-2_seed2", 1e-2, False, 5, 10, 17, 2), ("pen1e-3", 1e-3),
+#  ("pen0", 0.0), ("pen1e-2_optc", 1e-2, True)] (-> ../drift-penalty-h200.jsonl), then with the list at the end
+# (-> ../drift-penalty1e-3-25blocks-h200.jsonl). Usage: PYTHONPATH=. python drift.py OUT.jsonl
 """Why does the reference's timed update drift from the replay? One process: learner = compiled training_loss with
 its own AdamW; replay = eager train_step with its own AdamW, weights synced at each block start (as Replay does)."""
 import json, sys, torch
