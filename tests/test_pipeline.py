@@ -181,14 +181,25 @@ def test_the_hidden_functions_depend_on_the_secret():
 
 def test_the_eager_train_step_returns_the_loss_and_updates_every_weight():
     cfg, batch = workload.CONFIGS["smoke"]
-    model = make_model(cfg)
+    model = workload.build_model("smoke", 0, "cpu")
     before = [p.detach().clone() for p in model.parameters()]
     x, y = torch.randn(batch, cfg.seq, cfg.dim), torch.randn(batch, cfg.seq, cfg.dim)
-    expected = mse(model(x), y).detach()
+    penalty = sum(h.pow(2).mean() for h in _block_outputs(model, x))
+    expected = (mse(model(x), y) + workload.PENALTY * penalty).detach()
+    torch.testing.assert_close(model.training_loss(x, y).detach(), expected)
     loss = workload.train_step(model, workload.make_optimizer(model), x, y)
     torch.testing.assert_close(loss, expected)
     assert all(not torch.equal(p, b) for p, b in zip(model.parameters(), before, strict=True))
     assert all(p.grad is None for p in model.parameters())
+
+
+def _block_outputs(model, x):
+    """Each block's output, the blocks run one after another."""
+    outs = []
+    for block in model.blocks:
+        x = block(x)
+        outs.append(x)
+    return outs
 
 
 def test_make_model_is_reproducible_from_its_seed():
