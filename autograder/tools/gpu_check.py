@@ -279,9 +279,6 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
     serial = [c for c in todo if c not in last and timed(c)]
     parallel = [c for c in todo if c not in last and c not in serial]
 
-    def only(case):  # an honest case's gpu_checks too (a speed promise only a GPU can keep)
-        return case.graded_checks(cuda=True)
-
     keep, left, files = {}, {}, {}  # files: opened at a case's first grading (a file is never emptied for nothing)
     for case in todo:
         keep[case] = None  # this sitting's --accumulate
@@ -307,8 +304,9 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
             f"{len(reports)} as promised | " + " | ".join(reports[-1].lines()[1:]))
 
     def round_of(pool, cases) -> list[str]:
-        return [f.result() for f in [pool.submit(in_fresh_judge, _grade_case, c.exercise, str(c.path), only(c), False)
-                                     for c in cases]]
+        # every check a case promises on a GPU, an honest case's gpu_checks too (a speed promise only a GPU keeps)
+        return [f.result() for f in [pool.submit(in_fresh_judge, _grade_case, c.exercise, str(c.path),
+                                                 c.graded_checks(cuda=True), False) for c in cases]]
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:  # each grading: its own judge
         while pending := [c for c in parallel if left[c] > 0]:
@@ -327,7 +325,7 @@ def check_cases(exercise_ids, runs: int, jobs: int, log, raw: RawRuns, gpu_speci
                     continue
                 try:
                     add(case, budget.run(f"case {case.exercise}", in_fresh_judge, _grade_case, case.exercise,
-                                         str(case.path), only(case), True))
+                                         str(case.path), case.graded_checks(cuda=True), True))
                 finally:
                     (Path(__file__).resolve().parents[1] / "zz_redteam_injected.py").unlink(missing_ok=True)
         for case in group:
