@@ -163,9 +163,10 @@ def assert_class_grades(course: Path, students) -> None:
         report_path = course / "results" / student / "reports" / f"{EX}.json"
         report = Report.from_json(report_path.read_text()) if report_path.exists() else None
         expected = {**expected, **{check: report.cell_score(checks[check]) if report else 0 for check in TIMED}}
-        # where a score is not what it should be, what the trusted report said (a CI run on a loaded machine once
-        # gave alice's fast_gelu_bias_correct 0, and nothing showed why)
-        why = "\n".join(r.line() for r in (report.results if report else []) if got.get(r.id) != expected.get(r.id))
+        # where a score is not what it should be, what the trusted report said, its hidden tests too (a CI run on a
+        # loaded machine gave alice's fast_gelu_bias_correct 0 under a visible PASS, and showed only the visible line)
+        said = [("", r) for r in report.results] + [("hidden test: ", r) for r in report.hidden] if report else []
+        why = "\n".join(stream + r.line() for stream, r in said if got.get(r.id) != expected.get(r.id))
         assert got == expected, f"{student} ({kind}): {why or 'no trusted report'}"
 
 
@@ -211,9 +212,11 @@ def class_env():
     # Limits that stop the hanging submission in minutes, and leave room for an honest grading on a busy
     # 2-core machine (two units at a time, beside other tests): a notebook cell, and one trusted grading. 90 s was
     # too short on 2026-11-29: 01 (b)'s correctness check (six graphs, twelve probes) took 69 s of a loaded CI
-    # run, and its hidden test, graded after it within the same limit, ran out of time.
+    # run, and its hidden test, graded after it within the same limit, ran out of time; 150 s was too short on
+    # 2026-11-30 (alice's unit took 193 s, its hidden test again lost). The hang sleeps in its load request, cut
+    # at this limit: it holds one of the two slots this long, and no core.
     mp.setenv("COURSE_CELL_TIMEOUT", "40")
-    mp.setenv("COURSE_SUBMISSION_TIMEOUT", "150")
+    mp.setenv("COURSE_SUBMISSION_TIMEOUT", "300")
     yield
     mp.undo()
 
