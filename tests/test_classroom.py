@@ -203,6 +203,9 @@ def _grade_class(course: Path, students, workers: int) -> Path:
     return course
 
 
+SUBMISSION_LIMIT_S = 300  # one trusted grading's limit in these classes (COURSE_SUBMISSION_TIMEOUT): see class_env
+
+
 @pytest.fixture(scope="module")
 def class_env():
     mp = pytest.MonkeyPatch()
@@ -216,7 +219,7 @@ def class_env():
     # 2026-11-30 (alice's unit took 193 s, its hidden test again lost). The hang sleeps in its load request, cut
     # at this limit: it holds one of the two slots this long, and no core.
     mp.setenv("COURSE_CELL_TIMEOUT", "40")
-    mp.setenv("COURSE_SUBMISSION_TIMEOUT", "300")
+    mp.setenv("COURSE_SUBMISSION_TIMEOUT", str(SUBMISSION_LIMIT_S))
     yield
     mp.undo()
 
@@ -305,8 +308,10 @@ def test_autograde_records_each_submissions_time(graded_class):
     rows = list(csv.DictReader((graded_class / "autograded" / "timings.csv").open()))
     assert {r["student"] for r in rows} == set(CLASS)
     assert all(r["assignment"] in (EX, WARMUP) and float(r["seconds"]) > 0 for r in rows)
-    # the hanging student's grading is stopped by the 150 s submission limit, then the notebook goes on
-    assert 150 <= float(next(r["seconds"] for r in rows if r["student"] == "grace")) < 360
+    # the hanging student's grading is stopped by the submission limit, then the notebook goes on (its feedback
+    # run: about 80 s more on a loaded CI machine, its hanging cell cut at COURSE_CELL_TIMEOUT)
+    grace = float(next(r["seconds"] for r in rows if r["student"] == "grace"))
+    assert SUBMISSION_LIMIT_S <= grace < SUBMISSION_LIMIT_S + 210
 
 
 def test_the_autograded_notebook_says_how_long_its_isolated_grading_took(graded_class):
