@@ -47,6 +47,25 @@ def test_inductor_kernels_are_counted_and_eager_backend_generates_none():
     assert inductor.kernels >= 1 and eager.kernels == 0
 
 
+def test_kernels_of_a_compile_whose_backend_raised_are_said_to_be_from_an_unfinished_compile():
+    from torch._inductor.compile_fx import compile_fx
+
+    def fails_after_codegen(gm, example_inputs):  # as a compile cut by a grading's limit ends: kernels, no graph
+        compile_fx(gm, example_inputs)
+        raise RuntimeError("stopped")
+
+    with capture_compile_events() as events:
+        try:
+            torch.compile(lambda x: (x.sin() + 1).cos(), backend=fails_after_codegen)(torch.randn(8))
+        except Exception:  # noqa: BLE001 - torch wraps it (BackendCompilerFailed)
+            pass
+    assert events.graphs == 0 and events.kernels >= 1
+    assert "generated kernel(s) (from a compile that did not finish)" in events.summary()
+    with capture_compile_events() as finished:
+        torch.compile(lambda x: (x.sin() + 2).cos())(torch.randn(8))
+    assert "did not finish" not in finished.summary()
+
+
 def test_recording_backend_counts_graphs_and_ops():
     backend = RecordingBackend(inner="eager")
     torch.compile(with_print, backend=backend)(torch.randn(8))

@@ -97,8 +97,12 @@ class CompileEvents:
                    strs(data.get("limit_hits", []) if isinstance(data, dict) else []))
 
     def summary(self) -> str:
+        # Dynamo counts a graph once its backend returned: kernels without a graph are a compile that raised or was
+        # stopped after generating code (a max-autotune compile cut by a grading's limit read "0 graph(s) ... 44")
+        unfinished = " (from a compile that did not finish)" if self.kernels and not self.graphs else ""
         return (f"{self.graphs} graph(s), {len(self.graph_breaks)} graph break(s), {len(self.recompiles)} "
-                f"recompile(s), {self.kernels} generated kernel(s), {self.cudagraph_skips} cudagraph skip(s)")
+                f"recompile(s), {self.kernels} generated kernel(s){unfinished}, {self.cudagraph_skips} cudagraph "
+                "skip(s)")
 
 
 _BREAK_AT = re.compile(r"Graph break.*? in user code at (\S+:\d+)")
