@@ -94,6 +94,23 @@ def test_a_failing_notebook_is_reported_with_its_cell_and_error(tmp_path):
         run_notebook(path, out_dir=tmp_path / "out", size="smoke", device="cpu")
 
 
+def test_a_notebook_stopped_at_its_cells_timeout_leaves_no_truncated_kernel_library_behind(tmp_path, monkeypatch):
+    # the kernel killed while its compile wrote a library: here the library is left by a cell, then the cell hangs
+    cache = tmp_path / "inductor"
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(cache))
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('DEVICE = "auto"\nSIZE = "auto"')
+    params.metadata["tags"] = ["parameters"]
+    left = cache / "ab" / "cabc.main.so"
+    nb.cells = [params, nbformat.v4.new_code_cell(f"import os, time\nos.makedirs({str(left.parent)!r})\n"
+                                                  f"open({str(left)!r}, 'wb').write(b'\\x7fELF')\ntime.sleep(60)")]
+    path = tmp_path / "killed.ipynb"
+    nbformat.write(strip(nb), path)
+    with pytest.raises(Exception, match="(?i)timed? ?out"):
+        run_notebook(path, out_dir=tmp_path / "out", size="smoke", device="cpu", timeout=5)
+    assert cache.is_dir() and not left.exists()
+
+
 def test_make_check_runs_the_named_notebooks():
     result = run_make("check", "SIZE=smoke", "DEVICE=cpu", "NOTEBOOKS=lessons/00_start_here.ipynb")
     assert result.returncode == 0, result.stdout + result.stderr

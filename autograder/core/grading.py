@@ -27,6 +27,7 @@ from pathlib import Path
 import torch
 
 from autograder.core import cgroups, sandbox, zygote
+from autograder.core.compile_cache import drop_truncated_libraries
 from autograder.core.compile_events import CompileEvents
 from autograder.core.correctness import HIDDEN, check_outputs, generator, grading_secret, seed_for
 from autograder.core.protocol import (
@@ -392,6 +393,11 @@ class Session:
         use_shared_memory_files()
         sandbox.preflight()  # once per process: a sandbox that cannot start Python is the grader's error, said so
         sandbox.refuse_tracing(torch.cuda.is_available())  # before any submission code runs beside the judge
+        # A worker killed mid-compile (at a limit) where it wrote the shared cache, or a warm-up killed, can leave a
+        # truncated kernel library there, on which every later compile of that kernel dies (SIGBUS)
+        for path in drop_truncated_libraries(worker_cache() / "inductor"):
+            print(f"removed a truncated kernel library from the worker cache (a compile killed while writing it): "
+                  f"{path}", file=sys.stderr)
         ours, theirs = socket.socketpair()
         log = scratch / "worker.log"
         pools = Path(tempfile.mkdtemp(prefix="autograder-pools-", dir=shm_dir()))

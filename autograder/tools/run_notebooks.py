@@ -65,6 +65,17 @@ class NotebookFailed(RuntimeError):
     """A notebook raised; the message names the notebook, the cell and the error."""
 
 
+def repair_compile_cache() -> None:
+    """After a failed run: the kernel may have been killed while it wrote a kernel library into Inductor's cache,
+    which every later compile of that kernel on this machine would load and die on (core.compile_cache)."""
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    from autograder.core.compile_cache import drop_truncated_libraries
+
+    for path in drop_truncated_libraries(Path(cache_dir())):  # the kernel's: it inherits this environment
+        print(f"removed a truncated kernel library from Inductor's cache: {path}", file=sys.stderr)
+
+
 def run_notebook(path: Path, *, size: str = "auto", device: str = "auto", out_dir: Path = OUT_DIR,
                  timeout: int = 900, extra_parameters: dict | None = None) -> Path:
     """Execute ``path`` with papermill; return the executed copy's path or raise NotebookFailed."""
@@ -89,10 +100,14 @@ def run_notebook(path: Path, *, size: str = "auto", device: str = "auto", out_di
                 execution_timeout=timeout, progress_bar=False, log_output=False,
             )
     except PapermillExecutionError as err:
+        repair_compile_cache()
         raise NotebookFailed(
             f"{rel}: cell {err.cell_index} (execution count {err.exec_count}) raised "
             f"{err.ename}: {err.evalue}\n  executed copy with the traceback: {out}"
         ) from None
+    except BaseException:  # a cell past its timeout (the kernel killed, maybe mid-compile), an interrupt
+        repair_compile_cache()
+        raise
     finally:
         if saved is None:
             os.environ.pop("COURSE_ALLOW_SKIP", None)
