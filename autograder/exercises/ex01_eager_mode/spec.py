@@ -282,9 +282,10 @@ def check_excludes_compile(ctx: GradeContext):
     if wall > FIRST_CALL_EXTRA_S + BENCHMARK_BUDGET_S:
         raise CheckFailed(f"benchmark(fn) took {wall:.1f} s for a {seconds * 1e3:.1f} ms workload whose first call "
                           f"takes {FIRST_CALL_EXTRA_S:g} s more; keep it under {BENCHMARK_BUDGET_S:g} s beyond that "
-                          "slow call", "size the loop from a time budget (e.g. about 0.2 s of calls per repeat, counted "
-                          "from one timed call), not a fixed count: the workload may take up to 12 ms, and a long "
-                          "loop only hides a slow first call, it does not leave it out")
+                          "slow call", "size the loop from a time budget (e.g. about 0.2 s of calls per repeat, "
+                          "counted from one timed call), not a fixed count, and add up the whole run: your warm-up, any "
+                          "sizing runs (timeit's autorange can settle on up to 0.5 s per repeat) and every repeat "
+                          "must fit. A long loop only hides a slow first call, it does not leave it out")
     return _judge(got, truth, f"{seconds * 1e3:.1f} ms workload whose first call takes {FIRST_CALL_EXTRA_S:g} s "
                   f"more (like a compile); benchmark took {wall:.1f} s", ctx.cuda)
 
