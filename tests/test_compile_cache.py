@@ -52,6 +52,23 @@ def test_an_empty_or_foreign_file_is_truncated_and_one_being_built_is_left_alone
     assert building.exists() and not empty.exists() and not probe.exists()
 
 
+def test_links_in_the_cache_are_never_followed(tmp_path):
+    outside = tmp_path / "judge"
+    outside.mkdir()
+    victim, kept = outside / "notes.so", outside / "keep.txt"
+    victim.write_bytes(b"not a library")
+    kept.write_text("the judge's")
+    cache = tmp_path / "cache"
+    (cache / "locks").mkdir(parents=True)
+    (cache / "ab").symlink_to(outside)  # a folder of the cache that is a link elsewhere
+    (cache / "cd").mkdir()
+    (cache / "cd" / "cxyz.main.so").symlink_to(victim)  # a library that is a link
+    (cache / "cd" / "cuvw.main.so").write_bytes(b"")  # truncated, but its lock is a link to a file of the judge's
+    (cache / "locks" / "cuvw.lock").symlink_to(kept)
+    assert drop_truncated_libraries(cache) == []
+    assert victim.read_bytes() == b"not a library" and kept.read_text() == "the judge's"
+
+
 def test_a_worker_is_started_only_after_the_worker_cache_lost_its_truncated_libraries(monkeypatch):
     with tempfile.TemporaryDirectory() as shared, tempfile.TemporaryDirectory() as scratch:
         monkeypatch.setenv("COURSE_WORKER_CACHE", shared)

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout  # torch's own dependency, the lock Inductor's builds take
 
+from autograder.core.sandbox import open_regular
+
 _ELF64_HEADER = 64
 
 
@@ -25,11 +27,11 @@ def truncated(path: Path) -> bool:
     """The file is not a whole 64-bit ELF library: shorter than its header, not ELF, or ending before its section
     header table (which the linker writes last)."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:  # never through a link, nor a FIFO left in its place
             head = f.read(_ELF64_HEADER)
             size = os.fstat(f.fileno()).st_size
     except OSError:
-        return False  # gone, or not ours to read: nothing to repair
+        return False  # gone, a link, or not a file: nothing to repair
     if len(head) < _ELF64_HEADER or head[:4] != b"\x7fELF" or head[4] != 2:  # EI_CLASS 2: 64-bit
         return True
     order = "<" if head[5] == 1 else ">"  # EI_DATA 1: little-endian
@@ -41,13 +43,15 @@ def truncated(path: Path) -> bool:
 def drop_truncated_libraries(cache: Path) -> list[Path]:
     """Remove every truncated kernel library under ``cache`` (an Inductor cache directory) whose build lock is free,
     i.e. whose writer is gone; a library being built now (its lock held) is left alone. Returns what was removed."""
-    removed = []
-    if not Path(cache).is_dir():
+    removed, locks = [], Path(cache) / "locks"
+    if not Path(cache).is_dir() or locks.is_symlink():
         return removed
     for path in sorted(Path(cache).glob("*/*.so")):
-        if not truncated(path):
+        # links are never followed: a writer of the cache could point one at a file of the judge's to be deleted, or
+        # a lock (which FileLock opens truncating) at one to be emptied
+        lock = locks / (path.name.removesuffix(".so").removesuffix(".main") + ".lock")
+        if path.parent.is_symlink() or lock.is_symlink() or not truncated(path):
             continue
-        lock = Path(cache) / "locks" / (path.name.removesuffix(".so").removesuffix(".main") + ".lock")
         try:
             with FileLock(str(lock), timeout=0):
                 if truncated(path):  # not rebuilt while the lock was taken
