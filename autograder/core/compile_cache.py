@@ -42,17 +42,22 @@ def truncated(path: Path) -> bool:
 
 def drop_truncated_libraries(cache: Path) -> list[Path]:
     """Remove every truncated kernel library under ``cache`` (an Inductor cache directory) whose build lock is free,
-    i.e. whose writer is gone; a library being built now (its lock held) is left alone. Returns what was removed."""
+    i.e. whose writer is gone; a library being built now (its lock held) is left alone. Returns what was removed.
+    Never raises: a cache it cannot read is left as it is (what it guards against must not stop a grading)."""
     removed, locks = [], Path(cache) / "locks"
-    if not Path(cache).is_dir() or locks.is_symlink():
+    try:
+        if not Path(cache).is_dir() or locks.is_symlink():
+            return removed
+        libraries = sorted(Path(cache).glob("*/*.so"))
+    except OSError:
         return removed
-    for path in sorted(Path(cache).glob("*/*.so")):
+    for path in libraries:
         # links are never followed: a writer of the cache could point one at a file of the judge's to be deleted, or
         # a lock (which FileLock opens truncating) at one to be emptied
         lock = locks / (path.name.removesuffix(".so").removesuffix(".main") + ".lock")
-        if path.parent.is_symlink() or lock.is_symlink() or not truncated(path):
-            continue
         try:
+            if path.parent.is_symlink() or lock.is_symlink() or not truncated(path):
+                continue
             with FileLock(str(lock), timeout=0):
                 if truncated(path):  # not rebuilt while the lock was taken
                     path.unlink(missing_ok=True)
