@@ -229,8 +229,15 @@ def test_cpu_spent_beside_the_unseen_requests_is_a_compile_even_when_no_request_
     if BESIDE[beside]:
         assert result.status == "failed", result.line()
         assert "unseen requests" in result.message and "beside the requests" in result.message, result.message
-    else:
-        assert result.status == "passed", result.line()
+        return
+    # The control's request spins 0.1 s of wall time: on a loaded CI machine it can lose its core and run over the
+    # limit on little CPU, which the check truly calls a wait (inconclusive, "grade again on a quieter one"). Do as
+    # that message says, twice at most; it must still pass, never fail.
+    for _ in range(2):
+        if not (result.status == "inconclusive" and "It waited" in result.message):
+            break
+        result = _beside_server(tmp_path, BESIDE[beside], threads=1)
+    assert result.status == "passed", result.line()
 
 
 def test_without_a_control_group_a_process_that_ignores_sigchld_makes_the_cpu_count_inconclusive(tmp_path,
