@@ -151,13 +151,15 @@ def _failure(err: RemoteError, what: str, who: str = "handle") -> CheckFailed:
     return CheckFailed(f"{who} raised {err.describe()}" + (f" at {what}" if who == "handle" else ""))
 
 
-def _server(ctx: GradeContext, stance: str | None = None, budget_s: float | None = None,
-            what: str = "make_server"):
+def _server(ctx: GradeContext, stance: str | None = None, charged_s: float = 0.0, what: str = "make_server"):
     """A fresh model and make_server(model, traffic) in the worker, with a stop after MAX_GRAPHS graphs (the same
     in every check); ``stance``: a compiler stance for make_server's own run. Every check makes its own server, and
-    each make_server is stopped at ``budget_s`` (the compile budget, or what is left of it) on the judge's clock: a
-    red team's server was cheap in few_graphs, where the budget was read, and compiled for 125 s in later checks."""
-    budget_s = COMPILE_BUDGET_S if budget_s is None else budget_s
+    each make_server is stopped where the compile budget ends on the judge's clock, ``charged_s`` of it spent
+    already (loading the submission): a red team's server was cheap in few_graphs, where the budget was read, and
+    compiled for 125 s in later checks."""
+    budget_s = COMPILE_BUDGET_S - charged_s
+    if budget_s <= 0:  # loading alone used it (a load past the budget itself is stopped there: load_budget)
+        raise _over_budget(what, f"{charged_s:.1f} s before make_server ran (loading your code)")
     ctx.session.reset()  # each check compiles on its own (and reset() clears an earlier budget)
     model = ctx.call(Fn(f"{WORKLOAD}:build_model"), _size(ctx), _seed(ctx), str(ctx.device), what="building the model")
     ctx.call(Fn(f"{WORKLOAD}:install_graph_budget"), MAX_GRAPHS, what="installing the graph budget")
@@ -172,9 +174,11 @@ def _server(ctx: GradeContext, stance: str | None = None, budget_s: float | None
     except WorkerGone as err:
         if _perf_counter() - start < budget_s:
             raise
-        raise _over_budget(what, f"more than {budget_s:.0f} s: make_server was stopped there ({err})") from None
+        raise _over_budget(what, f"more than {COMPILE_BUDGET_S:g} s: make_server was stopped there, after "
+                                 f"{_perf_counter() - start:.0f} s of its own ({err})") from None
     if _perf_counter() - start > budget_s:
-        raise _over_budget(what, f"more than {budget_s:.0f} s (make_server {_perf_counter() - start:.0f} s)")
+        raise _over_budget(what, f"{charged_s + _perf_counter() - start:.1f} s (make_server "
+                                 f"{_perf_counter() - start:.1f} s of it)")
     return model, ctx.callable_result(handle, "make_server(model, traffic)")
 
 
@@ -186,7 +190,7 @@ def _warmed_server(ctx: GradeContext, warm: list[int], load_s: float = 0.0):
             "this check's make_server and warm-up stream")
     start = _perf_counter()
     spent = lambda: _perf_counter() - start + load_s  # noqa: E731
-    model, handle = _server(ctx, budget_s=COMPILE_BUDGET_S - spent(), what=what)
+    model, handle = _server(ctx, charged_s=spent(), what=what)
     warm_s = []
     for i, t in enumerate(warm):
         try:
