@@ -943,3 +943,61 @@ print(live, gc.get_freeze_count(), len(gc.get_objects(2)))
     live, frozen, oldest = (int(n) for n in done.stdout.split())
     assert live == 0, done.stdout
     assert frozen >= 200_000 and oldest < 1_000, done.stdout
+
+
+@pytest.mark.parametrize("restored", [False, True], ids=["left overwritten", "restored before the judge's check"])
+def test_inputs_overwritten_in_shared_memory_before_the_call_cannot_make_the_reference_agree(tmp_path, monkeypatch,
+                                                                                             restored):
+    """A red team (2026-11-30, the twentieth) had a thread of the worker's overwrite exercise 01's shared bias pool
+    with 1e30 between the judge's write of a block's inputs and its digest of them: the eager chain then returned a
+    constant in place of four layers, and the judge's reference, computed from the inputs read back from shared
+    memory, agreed with it (4/4 speed at a 1.5x gate). Here the overwrite is made exactly there, every timed block
+    (the judge's synchronize after writing them); the inputs' check compares the shared inputs with the judge's own
+    copy, and where the thread puts them back before that check, the reference, computed from that copy, does not
+    agree with the constant."""
+    from autograder.core import speed
+    from autograder.exercises import EXERCISES
+    from autograder.tools.paths import solution
+
+    real_prepare, real_sync = speed._Runner._prepare, speed.synchronize
+
+    def tampered_prepare(self, n, guard_at=None):
+        def sync_then_overwrite(device):
+            real_sync(device)
+            if self.remote is not None and guard_at is None and len(self.in_pools) == 2:
+                kept[self] = self.in_pools[1].region().clone()
+                self.in_pools[1].region().fill_(1e30)  # every bias of every call: what the worker's thread wrote
+
+        monkeypatch.setattr(speed, "synchronize", sync_then_overwrite)
+        try:
+            return real_prepare(self, n, guard_at)
+        finally:
+            monkeypatch.setattr(speed, "synchronize", real_sync)
+
+    real_check = speed._Runner._check_block
+
+    def check_after_restoring(self, *args):
+        if restored and self in kept:
+            self.in_pools[1].region().copy_(kept.pop(self))
+        return real_check(self, *args)
+
+    kept = {}
+    monkeypatch.setattr(speed._Runner, "_prepare", tampered_prepare)
+    monkeypatch.setattr(speed._Runner, "_check_block", check_after_restoring)
+    override = tmp_path / "constant_on_overwritten_bias.py"
+    override.write_text("""import torch
+from autograder.exercises.ex01_eager_mode.workload import checked_gelu_bias
+
+
+def fast_gelu_bias(x, bias):  # right on any input; a constant, computed once, where every bias is 1e30
+    if bias.numel() and bool((bias == 1e30).all()) and bool(torch.isfinite(x).all()):
+        return torch.full_like(x, float(checked_gelu_bias(x[:1, :1], bias[:, :1])[0, 0]))
+    return checked_gelu_bias(x, bias)
+""")
+    report = grading.grade_file(EXERCISES["01_eager_mode"], solution("01_eager_mode"), overrides=[override],
+                                only=["fast_gelu_bias_speed"], device="cpu",
+                                policy=Policy(cpu_gate=0.05, allow_skip=True, timeout=300))
+    result = report.result("fast_gelu_bias_speed")
+    assert result.status == "failed", result.line()
+    expected = "output during timing" if restored else "modified its inputs during timing"
+    assert expected in result.message, result.message

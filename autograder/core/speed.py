@@ -5,7 +5,8 @@ after the judge has read every output of the block out of its own memory (a dige
 so work the worker leaves running after it answers cannot shorten the time; a late write shows as outputs
 that changed after the clock stopped. Every call gets inputs no earlier call had (fresh values in every block,
 and for launch-bound exercises a chain through the previous output, so nothing can be computed ahead).
-After a block the judge picks calls at random and checks their outputs against its own reference. The
+After a block the judge picks calls at random and checks their outputs against its own reference, computed from
+its own copy of the inputs (the shared copy must still match it, bit for bit). The
 baseline runs through the same block code in this process, with the submission's process paused (SIGSTOP)
 and the GPU drained first, so nothing the submission left running can slow it down.
 """
@@ -118,6 +119,22 @@ class BlockRecord:
     finished: torch.Tensor | None
 
 
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    """A floating-point tensor as integers of its width (torch.equal is then exact, NaN included)."""
+    if not t.is_floating_point():
+        return t
+    return t.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
+
+
+@dataclass
+class Drawn:
+    """A block's inputs as the judge drew them, in its own memory and never shared: ``args[j]`` are call j's
+    arguments; ``regions[p]`` is what the shared pool of argument position p must hold (every call's, in order)."""
+
+    args: list[tuple[torch.Tensor, ...]]
+    regions: list[torch.Tensor]
+
+
 class _Runner:
     """One side's blocks: fills fresh inputs, runs a block (here or in the worker), times it on the judge's
     clock with every output read before the clock stops, then checks what it must."""
@@ -163,7 +180,11 @@ class _Runner:
     def _prepare(self, n: int, guard_at: int | None = None):
         """Fresh inputs for ``n`` calls, one pool per argument position (a call's arguments never share
         storage, as they would not in a real caller), and NaN-poisoned output slots. With ``guard_at``, that
-        call's inputs are made a guard's (Timed.guard); what they hold is kept in ``self.guarded``."""
+        call's inputs are made a guard's (Timed.guard); what they hold is kept in ``self.guarded``. Returns the
+        slots and ``drawn``, the judge's own copy of every call's inputs: what the reference computes from and what
+        the shared inputs must still hold after the block. Neither is read back from shared memory: a red team's
+        thread in the worker overwrote the shared inputs between the judge's write and its digest of them, and the
+        reference, computed from what was read back, agreed with outputs made from the overwritten inputs."""
         gen = torch.Generator(device=self.ctx.device).manual_seed(self.rng.getrandbits(63))
         args = [self.timed.args(gen, self.next_call + j) for j in range(n)]
         self.next_call += n
@@ -178,9 +199,13 @@ class _Runner:
         for pool in self.in_pools + [self.out_pool]:
             pool.used = 0
         call_slots = [[self.in_pools[p].alloc(t.shape) for p, t in enumerate(a)] for a in args]
-        for a, slots in zip(args, call_slots, strict=True):
-            for p, (t, s) in enumerate(zip(a, slots, strict=True)):
-                self.in_pools[p].view(s).copy_(t)
+        # each position's slots lie in call order from the pool's start: its region is this, written in one copy
+        regions = [torch.cat([a[p].reshape(-1) for a in args]) for p in range(positions)]
+        for pool, region in zip(self.in_pools, regions, strict=True):
+            pool.region().copy_(region)
+        # the judge's copy of each call's arguments: views of its regions (the draws themselves can go)
+        args = [tuple(regions[p][s.offset:s.offset + s.numel].view(s.shape) for p, s in enumerate(slots))
+                for slots in call_slots]
         out_slots = [self.out_pool.alloc(s) for s, _ in likes]
         region = self.out_pool.region()
         region.fill_(float("nan") if region.is_floating_point() else 0)
@@ -193,10 +218,13 @@ class _Runner:
         synchronize(self.ctx.device)
         # The digests' key, new for every block and known only here (see wire.digest).
         self.key = self.rng.getrandbits(63)
-        return call_slots, out_slots, finish_slot, self._inputs_digest()
+        return call_slots, out_slots, finish_slot, Drawn(args, regions)
 
-    def _inputs_digest(self) -> tuple:
-        return tuple(digest(p.region(), self.key) for p in self.in_pools)
+    def _inputs_changed(self, drawn: Drawn) -> bool:
+        """Whether the shared inputs differ from what the judge wrote (compared with its own copy, bit for bit: a
+        NaN it wrote must still be that NaN)."""
+        return not all(torch.equal(_bits(pool.region()), _bits(region))
+                       for pool, region in zip(self.in_pools, drawn.regions, strict=True))
 
     def _outputs_digest(self) -> tuple:
         finished = digest(self.finish_pool.tensor, self.key) if self.finish_pool else ""
@@ -216,7 +244,7 @@ class _Runner:
     def _block(self, n: int) -> float:
         if self.remote is not None and self.beside_from is None and sum(c for _, c in self.blocks) >= BESIDE_AFTER:
             self.beside_from = self.ctx.session.beside_mark()  # off the block's clock
-        call_slots, out_slots, finish_slot, inputs_digest = self._prepare(n)
+        call_slots, out_slots, finish_slot, drawn = self._prepare(n)
         ctx, timed = self.ctx, self.timed
         from autograder.core.grading import stops
 
@@ -256,7 +284,7 @@ class _Runner:
         if "error" in reply:
             self._fail_reply(reply["error"])
         if self.remote is not None:
-            self._check_block(call_slots, out_slots, finish_slot, inputs_digest, seen)
+            self._check_block(out_slots, finish_slot, drawn, seen)
         return seconds
 
     def _request(self, call_slots, out_slots, finish_slot) -> dict:
@@ -275,7 +303,7 @@ class _Runner:
 
         n = self.calls
         at = self.rng.randrange(n)
-        call_slots, out_slots, _, _ = self._prepare(n, guard_at=at)
+        call_slots, out_slots, _, drawn = self._prepare(n, guard_at=at)
         start = _perf_counter()
         reply = self._request(call_slots, out_slots, None)
         self.blocks.append((_perf_counter() - start, at + 1))  # a compile hidden here is still charged (excess_s)
@@ -296,10 +324,9 @@ class _Runner:
             raise CheckFailed(f"{self.name} raised {self.timed.guard_raises} in a block like the timed ones, but not "
                               f"at the call whose input must make it raise ({where}): the outputs of call(s) "
                               f"{late[:5]} say otherwise", hint)
-        calls = [[self.in_pools[p].view(s) for p, s in enumerate(slots)] for slots in call_slots]
         for j in sorted(self.rng.sample(range(at), min(SAMPLES_PER_BLOCK, at))):
             with torch.no_grad() if self.timed.no_grad else nullcontext():
-                expected = self.reference(*[a.clone() for a in calls[j]])
+                expected = self.reference(*[a.clone() for a in drawn.args[j]])
             check_outputs(outs[j].clone(), expected, self.timed.tol,
                           f"{self.name}'s output in a block like the timed ones (call {j + 1} of {n})")
         self.guards += 1
@@ -328,11 +355,11 @@ class _Runner:
         raise CheckFailed(f"during timing, {self.name} raised {err.describe()}", _RECOMPILE_HINT
                           if "recompile" in err.message.lower() else "")
 
-    def _check_block(self, call_slots, out_slots, finish_slot, inputs_digest, seen) -> None:
+    def _check_block(self, out_slots, finish_slot, drawn: Drawn, seen) -> None:
         timed = self.timed
-        calls = [[self.in_pools[p].view(s) for p, s in enumerate(slots)] for slots in call_slots]
+        calls = drawn.args  # the judge's own copies, never shared
         outs = [self.out_pool.view(s) for s in out_slots]
-        # Copy what will be checked first, then take the digests again: the copies are what the digests vouch for,
+        # Copy what will be checked first, then take the digest again: the copies are what the digest vouches for,
         # so nothing the worker writes while the judge checks (a thread of its own) can slip into a comparison.
         if timed.verify is not None:
             record = BlockRecord(self.blocks_run, [[a.clone() for a in c] for c in calls], [o.clone() for o in outs],
@@ -347,8 +374,9 @@ class _Runner:
             raise CheckFailed(f"{self.name}'s outputs changed after it had returned: work was still running "
                               "after the call (on a side stream or a thread), outside the time measured",
                               "compute each result inside the call that returns it, on the caller's stream")
-        if self._inputs_digest() != inputs_digest:
-            raise CheckFailed(f"{self.name} modified its inputs during timing",
+        if self._inputs_changed(drawn):
+            raise CheckFailed(f"{self.name} modified its inputs during timing (the call, or other code of yours): "
+                              "they no longer hold what the grader wrote",
                               "inputs belong to the caller: compute into new tensors")
         if timed.verify is not None:
             timed.verify(record)
@@ -537,8 +565,9 @@ SPEED_FACTS = (
           "the grader has read every output of a block", "block", "collect", "pool"),
     judge("the baseline and the reference, run by the grader itself on its own copies (the submission's processes "
           "stopped while the baseline runs)"),
-    answer("outputs of calls the grader picks after each block, against its own reference; inputs unchanged "
-           "(keyed digests)", "block", "collect"),
+    answer("outputs of calls the grader picks after each block, against its own reference on its own copy of the "
+           "inputs (never read back from shared memory); the shared inputs still as written, bit for bit", "block",
+           "collect"),
 )
 SPEED_DIAGNOSTICS = (
     worker("compile counters (graphs, breaks, recompiles, CUDA-graph skips) since the last check", "events"),
