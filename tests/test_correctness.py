@@ -4,7 +4,7 @@ import pytest
 import torch
 from conftest import fake_check
 
-from autograder.core.correctness import check_tensor, generator, grading_secret, seed_for
+from autograder.core.correctness import check_tensor, generator, grading_secret, same_bits, seed_for
 from autograder.core.protocol import CheckFailed, Tolerance
 
 TOL = Tolerance(rtol=1e-4, atol=1e-5)
@@ -71,3 +71,15 @@ def test_grading_hides_inductors_tf32_advice_but_not_the_learners_own_warnings()
         report = grade_source("def f():\n    pass\n", fake)
     assert report.ok()
     assert [str(w.message) for w in seen] == ["my own warning"]
+
+
+def test_inputs_as_written_are_compared_bit_for_bit_an_unchanged_nan_included():
+    """The judge's check that shared inputs still hold what it wrote (trials, timed blocks): torch.equal calls a NaN
+    unchanged in place changed; a sign flipped on zero, or another NaN, is a change."""
+    x = torch.tensor([1.0, float("nan"), 0.0])
+    assert not torch.equal(x, x.clone()) and same_bits(x, x.clone())
+    assert not same_bits(x, torch.tensor([1.0, float("nan"), -0.0]))
+    assert not same_bits(x, torch.tensor([1.0, -float("nan"), 0.0]))
+    assert not same_bits(x, x.double()) and not same_bits(x, x[:2])
+    assert same_bits(torch.arange(4), torch.arange(4)) and same_bits(x.half(), x.clone().half())
+    assert same_bits(torch.ones(2, 3).t(), torch.ones(3, 2))  # what is compared is the values, in the view's order

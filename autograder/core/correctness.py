@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
 from pathlib import Path
 
 import torch
 
 from autograder.core.protocol import SECRET_ENV, CheckFailed, Tolerance
 
-_isclose, _isfinite, _equal, _Tensor, _sum = torch.isclose, torch.isfinite, torch.equal, torch.Tensor, torch.sum
+_isclose, _isfinite, _equal, _Tensor = torch.isclose, torch.isfinite, torch.equal, torch.Tensor
 
 PUBLIC_SECRET = "public-self-study-seed"
 HIDDEN = "|hidden"  # appended to the secret for nbgrader's hidden tests: a second, independent input stream
@@ -99,23 +98,12 @@ def check_outputs(out, expected, tol: Tolerance, what: str = "output") -> None:
         raise CheckFailed(f"{what} is {out!r}, expected {expected!r}")
 
 
-def snapshot(args: Sequence) -> list:
-    """Copies of the tensor arguments, to prove later that they were not mutated."""
-    return [a.detach().clone() if isinstance(a, _Tensor) else a for a in args]
-
-
-def check_not_mutated(args: Sequence, before: Sequence, name: str) -> None:
-    for i, (a, b) in enumerate(zip(args, before, strict=True)):
-        if isinstance(a, _Tensor) and not bool(_equal(a.detach(), b)):
-            raise CheckFailed(f"{name} modified its input argument {i} in place",
-                              "inputs belong to the caller: compute into new tensors (no `x.mul_()`, `x[...] =`, "
-                              "`out=x`)")
-
-
-def checksum(out) -> tuple:
-    """Immutable Python numbers summarising (nested) tensors: proves nobody altered them behind our back."""
-    if isinstance(out, _Tensor):
-        return (float(_sum(out.detach(), dtype=torch.float64)), tuple(out.shape))
-    if isinstance(out, (tuple, list)):
-        return tuple(checksum(o) for o in out)
-    return (out,)
+def same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether two tensors hold the same bits (shape and dtype too): for a check that inputs are as written, where
+    torch.equal would call an unchanged NaN changed."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.is_floating_point():
+        width = {2: torch.int16, 4: torch.int32, 8: torch.int64}[a.element_size()]
+        a, b = a.contiguous().view(width), b.contiguous().view(width)
+    return bool(_equal(a, b))

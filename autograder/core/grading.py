@@ -29,7 +29,7 @@ import torch
 from autograder.core import cgroups, sandbox, zygote
 from autograder.core.compile_cache import drop_truncated_libraries
 from autograder.core.compile_events import CompileEvents
-from autograder.core.correctness import HIDDEN, check_outputs, generator, grading_secret, seed_for
+from autograder.core.correctness import HIDDEN, check_outputs, generator, grading_secret, same_bits, seed_for
 from autograder.core.protocol import (
     FAILED,
     INCONCLUSIVE,
@@ -966,7 +966,7 @@ class GradeContext:
             shown += [(label, i, a, s) for i, (a, s) in enumerate(zip([a for a in args if isinstance(a, torch.Tensor)],
                                                                        slots, strict=True))]
             for seen, i, a, s in shown:
-                if not torch.equal(self.view(s), a):
+                if not same_bits(self.view(s), a):
                     when = "" if seen == label else f", found after its call on {label}"
                     raise CheckFailed(f"{name} modified its input argument {i} in place (on {seen}{when})",
                                       "inputs belong to the caller: compute into new tensors (no `x.mul_()`, "

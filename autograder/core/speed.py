@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import torch
 
 from autograder.core.blocks import run_block
-from autograder.core.correctness import check_outputs
+from autograder.core.correctness import check_outputs, same_bits
 from autograder.core.diagnosis import diagnose_speed
 from autograder.core.profiling import copy_bandwidth  # here, not where it is used: see grading.late_imports
 from autograder.core.protocol import CheckFailed, Inconclusive, Tolerance
@@ -117,13 +117,6 @@ class BlockRecord:
     calls: list[list[torch.Tensor]]
     outs: list[torch.Tensor]
     finished: torch.Tensor | None
-
-
-def _bits(t: torch.Tensor) -> torch.Tensor:
-    """A floating-point tensor as integers of its width (torch.equal is then exact, NaN included)."""
-    if not t.is_floating_point():
-        return t
-    return t.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
 
 
 @dataclass
@@ -223,8 +216,8 @@ class _Runner:
     def _inputs_changed(self, drawn: Drawn) -> bool:
         """Whether the shared inputs differ from what the judge wrote (compared with its own copy, bit for bit: a
         NaN it wrote must still be that NaN)."""
-        return not all(torch.equal(_bits(pool.region()), _bits(region))
-                       for pool, region in zip(self.in_pools, drawn.regions, strict=True))
+        return not all(same_bits(pool.region(), region) for pool, region in zip(self.in_pools, drawn.regions,
+                                                                                    strict=True))
 
     def _outputs_digest(self) -> tuple:
         finished = digest(self.finish_pool.tensor, self.key) if self.finish_pool else ""

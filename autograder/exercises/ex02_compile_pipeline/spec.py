@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import torch
 
-from autograder.core.correctness import check_tensor
+from autograder.core.correctness import check_tensor, same_bits
 from autograder.core.grading import GradeContext
 from autograder.core.protocol import Check, CheckFailed, Exercise, Tolerance
 from autograder.core.speed import SPEED_DIAGNOSTICS, SPEED_FACTS, BlockRecord, Timed, speed_check, speed_diagnosis
@@ -333,7 +333,7 @@ def check_train_correct(ctx: GradeContext):
         params_slot, = ctx.out_slots([(n,)])
         ctx.call(Fn(f"{WORKLOAD}:stepped"), step.ref, model.ref, x_slot, y_slot, params_slot,
                  into=loss_slot, keep=False, what=f"step(x, y) on {what}")
-        if not (torch.equal(ctx.view(x_slot), x) and torch.equal(ctx.view(y_slot), y)):
+        if not (same_bits(ctx.view(x_slot), x) and same_bits(ctx.view(y_slot), y)):
             raise CheckFailed(f"step modified its input x or y in place (on {what})",
                               "inputs belong to the caller: compute into new tensors")
         try:
